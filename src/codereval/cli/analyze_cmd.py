@@ -1,0 +1,9 @@
+"""`codereval analyze` (not yet built)."""
+
+from __future__ import annotations
+
+import click
+
+
+def register(app: click.Group) -> None:
+    """Adds this module's commands to the app."""

@@ -1,0 +1,149 @@
+"""Project environments: what a project needs to run tests, built once and then only read.
+
+A ``ProjectSpec`` says where a project's source comes from and what it needs; its ``key()`` is a
+content hash, so an environment is rebuilt exactly when its recipe changes. Builders for each
+language live beside this module.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codereval.errors import UserError
+from codereval.model import Language, canonical_json, sha256_text
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectSpec:
+    """One project: its source, language and dependencies."""
+
+    name: str  # "owner/repo", as CoderEval records name it
+    language: Language
+    # A local directory, a git URL, or a source archive (path or URL) such as a PyPI sdist.
+    source: str
+    commit: str = ""
+    # Directory inside the source that is the project root (e.g. archive top folder).
+    subdir: str = ""
+    python: str = ""  # requested Python version, e.g. "3.11"
+    requirements: tuple[str, ...] = ()
+    # Java: source roots relative to the project root, extra jars.
+    source_roots: tuple[str, ...] = ()
+    jars: tuple[str, ...] = ()
+    # Where the manifest that named this project lives (relative sources resolve from here).
+    base_dir: Path = field(default=Path("."), compare=False)
+
+    def resolved_source(self) -> str:
+        if "://" in self.source or self.source.startswith("git@"):
+            return self.source
+        path = Path(self.source)
+        return str(path if path.is_absolute() else (self.base_dir / path).resolve())
+
+    def recipe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "language": self.language.value,
+            "source": self.source,
+            "commit": self.commit,
+            "subdir": self.subdir,
+            "python": self.python,
+            "requirements": list(self.requirements),
+            "source_roots": list(self.source_roots),
+            "jars": list(self.jars),
+        }
+
+    def key(self, *, source_hash: str, harness_version: str) -> str:
+        """The environment's cache key: recipe + source content + harness version."""
+        payload = canonical_json(
+            {"recipe": self.recipe(), "source": source_hash, "harness": harness_version}
+        )
+        return sha256_text(payload)[:20]
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace("/", "---")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Environment:
+    """A built environment on disk. ``error`` is set when building failed (tasks: infra_error)."""
+
+    spec: ProjectSpec
+    path: Path
+    key: str
+    ready: bool
+    error: str = ""
+
+    @property
+    def source_dir(self) -> Path:
+        return self.path / "src"
+
+
+class EnvironmentBuilder(ABC):
+    language: Language
+
+    @abstractmethod
+    def build(self, spec: ProjectSpec, *, root: Path, force: bool = False) -> Environment:
+        """Build (or find in the cache under ``root``) the environment for ``spec``."""
+
+    @abstractmethod
+    def check(self, env: Environment) -> str | None:
+        """None when the environment is intact, else what is wrong."""
+
+
+def load_manifest(path: Path) -> list[ProjectSpec]:
+    """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
+
+    Keys per project: language, source, commit, subdir, python, requirements, source_roots, jars.
+    """
+    if not path.exists():
+        raise UserError(f"projects manifest not found: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: malformed manifest ({exc})") from None
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict) or not projects:
+        raise UserError(f"{path}: no [projects] table", hint='add [projects."owner/repo"]')
+    specs = []
+    allowed = {
+        "language", "source", "commit", "subdir", "python", "requirements", "source_roots", "jars"
+    }
+    for name, entry in projects.items():
+        if not isinstance(entry, dict):
+            raise UserError(f"{path}: project {name!r} must be a table")
+        unknown = set(entry) - allowed
+        if unknown:
+            raise UserError(
+                f"{path}: project {name!r} has unknown keys {sorted(unknown)}",
+                hint=f"allowed: {sorted(allowed)}",
+            )
+        if "source" not in entry:
+            raise UserError(f"{path}: project {name!r} has no 'source'")
+        try:
+            language = Language(entry.get("language", "python"))
+        except ValueError:
+            raise UserError(
+                f"{path}: project {name!r}: unknown language {entry.get('language')!r}",
+                hint=f"one of {[lang.value for lang in Language]}",
+            ) from None
+        specs.append(
+            ProjectSpec(
+                name=name,
+                language=language,
+                source=str(entry["source"]),
+                commit=str(entry.get("commit", "")),
+                subdir=str(entry.get("subdir", "")),
+                python=str(entry.get("python", "")),
+                requirements=tuple(str(r) for r in entry.get("requirements", ())),
+                source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
+                jars=tuple(str(r) for r in entry.get("jars", ())),
+                base_dir=path.parent.resolve(),
+            )
+        )
+    return specs

@@ -1,0 +1,25 @@
+"""Errors a user can fix. The CLI prints their message as one line and exits non-zero."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input: a malformed file, an unknown id, a missing toolchain.
+
+    The message says what is wrong and how to fix it, in one line.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        self.message = message
+        self.hint = hint
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        text = self.message if not self.hint else f"{self.message} ({self.hint})"
+        return " ".join(text.split())
+
+
+class ToolchainMissing(UserError):
+    """A compiler, runtime or system tool we need is not installed."""

@@ -1,0 +1,62 @@
+"""The runner interface: one per way of testing code (a language, a test layout).
+
+The evaluation engine hands a runner one (task, sample) at a time, from several threads; the
+runner injects the sample into a private workspace, runs the test in the sandbox and classifies
+the result into an Outcome. It must never write to the project's base tree or environment.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codereval.model import Outcome, Sample, Task
+from codereval.sandbox.base import Limits, Sandbox
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunContext:
+    sandbox: Sandbox
+    limits: Limits
+    # Private workspaces are created below this directory and removed after each sample.
+    work_root: Path
+    # Cache of built project environments (see `codereval env build`).
+    env_root: Path
+    # The official CoderEval test tree (repos/...), when given with --tests-dir.
+    tests_dir: Path | None = None
+    # Where project sources are found by project name (owner/repo); may be empty.
+    projects_dir: Path | None = None
+    # Reproduce the original platform's quirks instead of fixing them.
+    compat: bool = False
+
+
+class Runner(ABC):
+    """Evaluates samples for the tasks it supports. Thread-safe ``run``."""
+
+    name: str = ""
+
+    def missing_toolchain(self) -> str | None:
+        """None if this runner's compilers and runtimes are installed, else a one-line fix."""
+        return None
+
+    def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
+        """Get ready to run these tasks (environments, warm services).
+
+        Returns task_id -> reason for tasks that cannot run here (their samples become
+        infra_error with that reason).
+        """
+        return {}
+
+    @abstractmethod
+    def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
+        """Evaluate one sample; never raises for anything the sample does."""
+
+    def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
+        """Identifies the environment the task runs in (recorded for reproducibility)."""
+        return ""
+
+    def close(self) -> None:
+        """Stop warm services. Called once when the evaluation ends."""
+        return None

@@ -1,0 +1,82 @@
+"""The sandbox interface: run one untrusted command with limits, and say what isolation was used.
+
+Every backend (bubblewrap + cgroups, rlimits only, none) implements ``Sandbox`` and passes the
+same conformance suite (tests/test_sandbox_conformance.py).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Resource limits for one run. ``None`` means no limit of that kind."""
+
+    wall_time: float = 10.0
+    cpu_time: float | None = None
+    memory_mb: int | None = 2048
+    processes: int | None = 256
+    file_size_mb: int | None = 64
+    # Captured output beyond this is dropped (the tail is what verdicts need).
+    output_bytes: int = 1 << 20
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mount:
+    """A host path made visible inside the sandbox. Read-only unless ``writable``."""
+
+    source: Path
+    target: Path
+    writable: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExecRequest:
+    argv: tuple[str, ...]
+    cwd: Path
+    # The only place the command may write (plus anything mounted writable).
+    scratch: Path
+    env: dict[str, str] = field(default_factory=dict)
+    mounts: tuple[Mount, ...] = ()
+    stdin: bytes | None = None
+    limits: Limits = Limits()
+    network: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExecResult:
+    exit_code: int | None
+    signal: int | None
+    wall_time: float
+    cpu_time: float | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    output_truncated: bool = False
+    # What isolation was really applied, e.g. "bwrap+cgroup", "rlimit", "none".
+    isolation: str = ""
+    # Set when the sandbox itself failed (not the command): the outcome is infra_error.
+    sandbox_error: str = ""
+
+
+class Sandbox(ABC):
+    """Runs commands in isolation. Implementations must be safe to call from several threads."""
+
+    name: str = ""
+
+    @classmethod
+    @abstractmethod
+    def unavailable_reason(cls) -> str | None:
+        """None when this backend works on this machine, else why not (one line, with a fix)."""
+
+    @abstractmethod
+    def run(self, request: ExecRequest) -> ExecResult:
+        """Run ``request.argv`` to completion or to its limits; kill every process it started."""
+
+    @property
+    def isolation(self) -> str:
+        return self.name
