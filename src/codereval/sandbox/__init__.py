@@ -24,8 +24,9 @@ def sandbox_class(name: str) -> type[Sandbox]:
             f"unknown sandbox {name!r}", hint=f"choose one of: auto, {', '.join(SANDBOXES)}"
         ) from None
     module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    assert issubclass(cls, Sandbox)
+    cls: object = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
+        raise TypeError(f"{target} is not a Sandbox")
     return cls
 
 
