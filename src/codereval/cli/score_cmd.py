@@ -1,9 +1,102 @@
-"""`codereval score` (not yet built)."""
+"""`codereval score`: pass@k tables from result files or run directories."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from codereval.errors import UserError
+
+
+@click.command("score")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--k", "k_text", default="1,5,10", show_default=True, help="Values of k.")
+@click.option("--compat", is_flag=True, help="The paper's convention: n fixed, divide by 230.")
+@click.option("--n", "compat_n", default=10, show_default=True, help="n under --compat.")
+@click.option(
+    "--benchmark-size", type=int, default=None, help="Denominator under --compat (default: 230)."
+)
+@click.option(
+    "--tasks",
+    "records",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Records file: levels and projects from it; results for unknown ids are an error.",
+)
+@click.option(
+    "--exclude-flagged",
+    "gold",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Leave out tasks a gold-validation report (gold.jsonl) flags.",
+)
+@click.option("--by-project", is_flag=True, help="Add one row per project.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+def score_command(
+    inputs: tuple[Path, ...],
+    k_text: str,
+    compat: bool,
+    compat_n: int,
+    benchmark_size: int | None,
+    records: Path | None,
+    gold: Path | None,
+    by_project: bool,
+    as_json: bool,
+) -> None:
+    """Score result files or run directories: pass@k overall, per level, standalone.
+
+    Each INPUT is an official CoderEval result file (*_out.jsonl) or a run directory written by
+    `codereval evaluate`. With several inputs, models are compared side by side.
+
+    \b
+    Examples:
+      codereval score results/python/ChatGPT/Raw_Input.jsonl_out.jsonl --compat
+      codereval score runs/gpt runs/llama --k 1,10
+      codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
+    """
+    from codereval.benchmarks.codereval import load_records
+    from codereval.metrics import parse_ks, score
+    from codereval.report.table import print_wide, render_scoreboards
+    from codereval.scoring import (
+        check_against_records,
+        dump_json,
+        load_flagged,
+        load_scored_input,
+    )
+
+    try:
+        ks = parse_ks(k_text)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    record_tasks = load_records(records) if records is not None else None
+    excluded = load_flagged(gold) if gold is not None else []
+    loaded = [load_scored_input(path) for path in inputs]
+    if len({item.label for item in loaded}) < len(loaded):
+        loaded = [
+            load_scored_input(path, label=f"{path.parent.name}/{path.name}") for path in inputs
+        ]
+    boards = []
+    for item in loaded:
+        if record_tasks is not None and records is not None:
+            item = check_against_records(item, record_tasks, source=records)
+        boards.append(
+            score(
+                item.tasks,
+                item.outcomes,
+                ks=ks,
+                compat=compat,
+                compat_n=compat_n,
+                benchmark_size=benchmark_size,
+                label=item.label,
+                exclude=excluded,
+            )
+        )
+    if as_json:
+        click.echo(dump_json([board.model_dump(mode="json") for board in boards]))
+        return
+    print_wide(render_scoreboards(boards, by_project=by_project))
 
 
 def register(app: click.Group) -> None:
-    """Adds this module's commands to the app."""
+    app.add_command(score_command)
