@@ -16,3 +16,31 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"../shared/data not found beside the checkout ({SHARED_DATA})")
     return SHARED_DATA
+
+
+class CliResult:
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __repr__(self) -> str:
+        return f"CliResult(exit={self.exit_code}, stderr={self.stderr[-500:]!r})"
+
+
+@pytest.fixture()
+def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run `codereval ARGS...` in-process; returns exit code, stdout and stderr."""
+    from codereval.cli.app import main
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        code = 0
+        try:
+            main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        out = capsys.readouterr()
+        return CliResult(code, out.out, out.err)
+
+    return run

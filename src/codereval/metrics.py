@@ -205,7 +205,7 @@ def score(
     levels = [sub(level.value, by_level[level.value]) for level in LEVELS if by_level[level.value]]
     verdicts = Counter(o.verdict.value for o in outcomes)
     per_task = Counter(n for n, _ in counts.values())
-    typical = per_task.most_common(1)[0][0] if per_task else 0
+    typical = max(per_task, default=0)
     short = {tid: counts[tid][0] for tid in sorted(counts) if counts[tid][0] < typical}
     infra = verdicts.get(Verdict.INFRA_ERROR.value, 0)
     if infra and not compat:

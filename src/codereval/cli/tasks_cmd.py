@@ -1,9 +1,122 @@
-"""`codereval tasks` (not yet built)."""
+"""`codereval tasks`: list the tasks of a records file, or show one in full."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from codereval.errors import UserError
+from codereval.model import Level, Task
+
+
+@click.command("tasks")
+@click.argument("records", type=click.Path(path_type=Path))
+@click.option(
+    "--level",
+    type=click.Choice([level.value for level in Level]),
+    default=None,
+    help="Only tasks at this runnable level.",
+)
+@click.option("--project", default=None, help="Only tasks of this project (owner/repo).")
+@click.option("--show", "show_id", default=None, help="Print one task in full.")
+@click.option("--json", "as_json", is_flag=True, help="Print tasks as JSON Lines.")
+def tasks_command(
+    records: Path, level: str | None, project: str | None, show_id: str | None, as_json: bool
+) -> None:
+    """List CoderEval tasks (id, project, name, level), or show one with --show.
+
+    \b
+    Examples:
+      codereval tasks CoderEval4Python.json --level class_runnable
+      codereval tasks CoderEval4Java.json --project protostuff/protostuff
+      codereval tasks CoderEval4Python.json --show 62e60f43d76274f8a4026e28
+    """
+    from codereval.benchmarks.codereval import load_records
+    from codereval.report.table import print_wide, render_tasks
+
+    tasks = load_records(records)
+    if show_id is not None:
+        matches = [t for t in tasks if t.task_id == show_id]
+        if not matches:
+            raise UserError(
+                f"no task {show_id!r} in {records}",
+                hint="`codereval tasks FILE` lists the ids",
+            )
+        _show(matches[0])
+        return
+    chosen = [
+        t
+        for t in tasks
+        if (level is None or (t.level is not None and t.level.value == level))
+        and (project is None or t.project == project)
+    ]
+    if project is not None and not chosen and not any(t.project == project for t in tasks):
+        known = sorted({t.project for t in tasks})
+        raise UserError(f"no project {project!r} in {records}", hint=f"known: {', '.join(known)}")
+    if as_json:
+        for task in chosen:
+            click.echo(task.to_json())
+        return
+    print_wide(render_tasks(chosen))
+
+
+def _show(task: Task) -> None:
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    from codereval.prompts import PromptVariant, build_prompt
+
+    console = Console()
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    location = task.location
+    facts.add_row("id", task.task_id)
+    facts.add_row("name", task.name)
+    facts.add_row("level", task.level.value if task.level else "—")
+    if location is not None:
+        facts.add_row("project", location.project)
+        facts.add_row("file", f"{location.file_path}:{location.lineno}-{location.end_lineno}")
+        if location.class_name:
+            facts.add_row("class", location.class_name)
+    if task.test is not None:
+        facts.add_row("test", f"{task.test.kind.value} {task.test.path}".strip())
+    console.print(Panel(facts, title=f"task {task.task_id}", title_align="left"))
+    lexer = task.language.value if task.language.value in ("python", "java") else "text"
+    for variant, title in (
+        (PromptVariant.RAW, "prompt: original docstring"),
+        (PromptVariant.HUMAN, "prompt: human label"),
+    ):
+        prompt = build_prompt(task, variant=variant).text
+        console.print(Panel(prompt, title=title, title_align="left"))
+    console.print(
+        Panel(Syntax(task.reference, lexer), title="reference", title_align="left")
+    )
+    if task.oracle_context is not None:
+        oracle = Table(title="oracle context", title_justify="left")
+        oracle.add_column("type")
+        oracle.add_column("tokens")
+        for kind, tokens in task.oracle_context.tokens().items():
+            oracle.add_row(kind, ", ".join(tokens) or "—")
+        console.print(oracle)
+    if task.all_context is not None:
+        every = Table(title="all context", title_justify="left")
+        every.add_column("scope")
+        every.add_column("names")
+        ctx = task.all_context
+        for scope, names in (
+            ("import", ctx.imports),
+            ("file", ctx.file),
+            ("class", ctx.class_),
+            ("class_level", ctx.class_level),
+        ):
+            if names or scope != "class_level":
+                every.add_row(scope, " ".join(names) or "—")
+        console.print(every)
 
 
 def register(app: click.Group) -> None:
-    """Adds this module's commands to the app."""
+    app.add_command(tasks_command)
