@@ -84,7 +84,9 @@ def test_results_for_tasks_the_records_lack_name_the_ids(shared_data: Path, run_
     assert "62b43425903eeb48555d3ea1" in line  # the first unknown id, by sort order
 
 
-def test_score_against_matching_records_uses_their_levels(shared_data: Path, tmp_path: Path, run_cli) -> None:
+def test_score_against_matching_records_uses_their_levels(
+    shared_data: Path, tmp_path: Path, run_cli
+) -> None:
     records = shared_data / "codereval" / "records_python_sample.json"
     wanted = {"62e60f43d76274f8a4026e28", "62ece4982e6aefcf4aabbd64"}
     rows = [
@@ -116,7 +118,9 @@ def test_unknown_option_is_one_clear_line(run_cli) -> None:
 
 
 @pytest.mark.parametrize("flagged", [["62e60f43d76274f8a4026e28"]])
-def test_exclude_flagged_tasks(shared_data: Path, tmp_path: Path, run_cli, flagged: list[str]) -> None:
+def test_exclude_flagged_tasks(
+    shared_data: Path, tmp_path: Path, run_cli, flagged: list[str]
+) -> None:
     gold = tmp_path / "gold.jsonl"
     gold.write_text(
         "\n".join(json.dumps({"task_id": t, "status": "weak", "detail": ""}) for t in flagged)
