@@ -130,3 +130,13 @@ def test_exclude_flagged_tasks(
     (board,) = json.loads(result.stdout)
     assert board["excluded_tasks"] == flagged
     assert board["overall"]["tasks"] == 229
+
+
+def test_html_report_is_written_whole(shared_data: Path, tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "report.html"
+    result = run_cli("score", _official(shared_data, "java"), "--compat", "--html", out)
+    assert result.exit_code == 0, result
+    html = out.read_text()
+    assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
+    assert "35.39" in html and "6367672d1a6d9265ec017c73" in html
+    assert "compile_error" in html

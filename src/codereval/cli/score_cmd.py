@@ -33,6 +33,13 @@ from codereval.errors import UserError
 )
 @click.option("--by-project", is_flag=True, help="Add one row per project.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write a self-contained HTML report (tables, verdicts, every task's samples).",
+)
 def score_command(
     inputs: tuple[Path, ...],
     k_text: str,
@@ -43,6 +50,7 @@ def score_command(
     gold: Path | None,
     by_project: bool,
     as_json: bool,
+    html_path: Path | None,
 ) -> None:
     """Score result files or run directories: pass@k overall, per level, standalone.
 
@@ -54,6 +62,7 @@ def score_command(
       codereval score results/python/ChatGPT/Raw_Input.jsonl_out.jsonl --compat
       codereval score runs/gpt runs/llama --k 1,10
       codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
+      codereval score runs/gpt runs/llama --html report.html
     """
     from codereval.benchmarks.codereval import load_records
     from codereval.metrics import parse_ks, score
@@ -77,9 +86,11 @@ def score_command(
             load_scored_input(path, label=f"{path.parent.name}/{path.name}") for path in inputs
         ]
     boards = []
+    scored = []
     for item in loaded:
         if record_tasks is not None and records is not None:
             item = check_against_records(item, record_tasks, source=records)
+        scored.append(item)
         boards.append(
             score(
                 item.tasks,
@@ -92,10 +103,21 @@ def score_command(
                 exclude=excluded,
             )
         )
+    if html_path is not None:
+        from codereval.jsonl import atomic_write_text
+        from codereval.report.html import RunView, render_html
+
+        views = [
+            RunView(board=board, tasks=item.tasks, outcomes=item.outcomes)
+            for board, item in zip(boards, scored, strict=True)
+        ]
+        atomic_write_text(html_path, render_html(views))
     if as_json:
         click.echo(dump_json([board.model_dump(mode="json") for board in boards]))
         return
     print_wide(render_scoreboards(boards, by_project=by_project))
+    if html_path is not None:
+        click.echo(f"HTML report: {html_path}")
 
 
 def register(app: click.Group) -> None:
