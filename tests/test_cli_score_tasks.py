@@ -101,6 +101,13 @@ def test_score_against_matching_records_uses_their_levels(
     (board,) = json.loads(result.stdout)
     assert board["overall"]["tasks"] == 2
     assert {g["name"] for g in board["levels"]} == {"plib_runnable", "slib_runnable"}
+    # The records carry oracle context and the result file the samples' code: Acc@k is shown.
+    acc = board["acc_at_k"]
+    assert acc is not None and acc["tasks"]["1"] == 2
+    assert 0.0 < acc["overall"]["10"] <= 1.0
+    assert acc["overall"]["1"] <= acc["overall"]["5"] <= acc["overall"]["10"]
+    table = run_cli("score", subset, "--tasks", records)
+    assert "Acc@k" in table.stdout and "APIInvocation" in table.stdout
 
 
 def test_a_directory_that_is_not_a_run(tmp_path: Path, run_cli) -> None:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from codereval.errors import UserError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from codereval.analysis.acc import AccResult
+    from codereval.metrics import Scoreboard
+    from codereval.scoring import ScoredInput
 
 
 @click.command("score")
@@ -103,6 +111,7 @@ def score_command(
                 exclude=excluded,
             )
         )
+    accs = [_acc(item, ks=ks, compat=compat, exclude=excluded) for item in scored]
     if html_path is not None:
         from codereval.jsonl import atomic_write_text
         from codereval.report.html import RunView, render_html
@@ -113,11 +122,53 @@ def score_command(
         ]
         atomic_write_text(html_path, render_html(views))
     if as_json:
-        click.echo(dump_json([board.model_dump(mode="json") for board in boards]))
+        documents = []
+        for board, acc in zip(boards, accs, strict=True):
+            document = board.model_dump(mode="json")
+            document["acc_at_k"] = acc.model_dump(mode="json") if acc is not None else None
+            documents.append(document)
+        click.echo(dump_json(documents))
         return
-    print_wide(render_scoreboards(boards, by_project=by_project))
+    extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
+    print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
     if html_path is not None:
         click.echo(f"HTML report: {html_path}")
+
+
+def _acc(
+    item: ScoredInput, *, ks: tuple[int, ...], compat: bool, exclude: list[str]
+) -> AccResult | None:
+    """Acc@k when the tasks carry oracle context and the samples' code is known."""
+    tasks = [t for t in item.tasks if t.task_id not in set(exclude)]
+    if not item.samples or not any(t.oracle_context and not t.oracle_context.empty for t in tasks):
+        return None
+    from codereval.analysis.acc import acc_at_k
+
+    return acc_at_k(tasks, item.samples, ks, compat=compat)
+
+
+def render_acc(boards: list[Scoreboard], accs: list[AccResult | None]) -> Table:
+    from rich.table import Table
+
+    ks = boards[0].ks
+    single = len(boards) == 1
+    title = "Acc@k (%) — recall of the reference's context tokens"
+    table = Table(title=title, title_justify="left")
+    table.add_column("token type", style="bold")
+    for board in boards:
+        for k in ks:
+            table.add_column(f"{'' if single else board.label + chr(10)}acc@{k}", justify="right")
+    for name in ("all", "TypeReference", "APIInvocation", "VarReference"):
+        cells = [name]
+        for acc in accs:
+            values: dict[int, float] = {}
+            if acc is not None:
+                values = acc.overall if name == "all" else acc.by_type.get(name, {})
+            for k in ks:
+                value = values.get(k)
+                cells.append("—" if value is None else f"{100 * value:.2f}")
+        table.add_row(*cells)
+    return table
 
 
 def register(app: click.Group) -> None:
