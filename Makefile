@@ -2,6 +2,9 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The test suite also runs the transformers backend on a tiny model it builds; PyPI's torch is
+# the CUDA build (~5 GB installed, about a minute), so only `make test` installs it.
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test lint setup system clean
 
@@ -10,14 +13,19 @@ $(STAMP): pyproject.toml scripts/setup-system.sh
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m codereval.java.build
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,hf]'
+	touch $(TEST_STAMP)
 
 setup: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/codereval demo
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 -q

@@ -1,0 +1,47 @@
+"""`codereval run`: generate with a model (a real local HTTP server), evaluate, score."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_generation_server import fake_openai
+
+from codereval.benchmarks.humanevalx import load_humanevalx
+from codereval.cli.app import app
+
+
+@pytest.mark.slow
+def test_run_generates_evaluates_and_prints_the_table(shared_data: Path, tmp_path: Path) -> None:
+    data = shared_data / "humanevalx"
+    tasks = load_humanevalx("python", data_dir=data)[:3]
+    # The "model" answers two tasks with their reference and the third wrongly.
+    answers = {t.prompt: t.reference for t in tasks[:2]}
+
+    def answer(payload: dict[str, object]) -> str:
+        return answers.get(str(payload["prompt"]), "    return None\n")
+
+    run_dir = tmp_path / "run"
+    args = ["run", "--benchmark", "humanevalx-python", "--data-dir", str(data), "--limit", "3",
+            "--model", "fake-model", "-n", "2", "--jobs", "2", "--k", "1,2",
+            "--out", str(run_dir)]
+    with fake_openai(answer) as server:
+        result = CliRunner().invoke(app, [*args, "--base-url", server.base_url],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert "pass@1" in result.output and "fake-model" in result.output
+        assert "66.67" in result.output  # 2 of 3 tasks pass, every sample alike
+        outcomes = [json.loads(line) for line in (run_dir / "outcomes.jsonl").read_text()
+                    .splitlines()]
+        assert sorted(o["verdict"] for o in outcomes) == ["failed"] * 2 + ["passed"] * 4
+        requests = len(server.requests)
+        # Run again: nothing is missing, so the model is not asked and nothing re-runs.
+        again = CliRunner().invoke(app, [*args, "--base-url", server.base_url],
+                                   catch_exceptions=False)
+        assert again.exit_code == 0, again.output
+        assert len(server.requests) == requests
+        assert "66.67" in again.output
+    generated = (run_dir / "generation.jsonl").read_text().splitlines()
+    assert len(generated) == 6
