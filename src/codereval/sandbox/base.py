@@ -22,6 +22,10 @@ class Limits:
     file_size_mb: int | None = 64
     # Captured output beyond this is dropped (the tail is what verdicts need).
     output_bytes: int = 1 << 20
+    # Where no memory cgroup is available, memory_mb is enforced as an address-space limit
+    # (RLIMIT_AS). JVMs reserve far more address space than they use: the Java runner sets False
+    # and limits the heap with -Xmx instead.
+    address_space: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

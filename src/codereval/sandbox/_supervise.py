@@ -1,0 +1,297 @@
+"""The supervisor every backend shares: start, feed, capture, time, kill, reap.
+
+One call of ``supervise`` owns one child from spawn to reaping, in the calling thread, with no
+helper threads: stdin, stdout, stderr and a pidfd for the child's exit are multiplexed with one
+selector. Nothing here uses ``preexec_fn`` (not safe with threads); the child gets its own session
+through ``start_new_session`` (setsid in the spawning C code), and backends put any limits in front
+of the command as wrapper programs (``prlimit``, a cgroup-joining ``sh``, ``bwrap``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_CHUNK = 1 << 16
+# Without a pidfd the child's exit is found by polling at this interval.
+_POLL_INTERVAL = 0.02
+# How often ``watch`` (e.g. a cgroup's total CPU time) is consulted.
+_WATCH_INTERVAL = 0.1
+# After the tree is killed, how long to wait for pipes still held by escaped processes.
+_DRAIN_GRACE = 0.3
+
+
+class OutputCap:
+    """Keeps the first and last bytes of a stream: both the start and the verdict tail survive."""
+
+    def __init__(self, limit: int) -> None:
+        self._head_limit = max(limit // 2, 0)
+        self._tail_limit = max(limit - self._head_limit, 0)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self._head_limit - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self._tail += data
+        # Trim lazily (at twice the size) so a flood costs amortised O(1) per byte.
+        if len(self._tail) > 2 * self._tail_limit:
+            del self._tail[: len(self._tail) - self._tail_limit]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self._head_limit + self._tail_limit
+
+    def value(self) -> bytes:
+        if not self.truncated:
+            return bytes(self._head + self._tail)
+        tail = self._tail[len(self._tail) - self._tail_limit :] if self._tail_limit else b""
+        dropped = self.total - len(self._head) - len(tail)
+        note = f"\n[... codereval: {dropped} bytes of output dropped ...]\n".encode()
+        return bytes(self._head) + note + bytes(tail)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Supervised:
+    """What the supervisor observed; backends turn it into an ExecResult."""
+
+    exit_code: int | None
+    signal: int | None
+    wall_time: float
+    # User + system time of the child and the descendants it reaped (wait4 rusage).
+    rusage_cpu: float
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    # Set when ``watch`` asked for the kill; its reason.
+    watch_reason: str
+    output_truncated: bool
+
+
+def find_program(name: str) -> str | None:
+    """Absolute path of a program on the host PATH (resolved here so a request's env needs none)."""
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = Path(directory or ".") / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def descendants(root: int) -> list[int]:
+    """Pids below ``root`` by parent links, read from /proc (children that left the process group
+    included; orphans already re-parented elsewhere are not)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: fields start after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: list[int] = []
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def kill_group_and_descendants(pid: int, *, alive: bool) -> None:
+    """SIGKILL the child's process group, and, while the child lives, every descendant of it."""
+    strays = descendants(pid) if alive else []
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for stray in strays:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(stray, signal.SIGKILL)
+
+
+def supervise(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin: bytes | None,
+    wall_time: float,
+    output_bytes: int,
+    kill_tree: Callable[[int, bool], None] = lambda pid, alive: kill_group_and_descendants(
+        pid, alive=alive
+    ),
+    watch: Callable[[], str | None] | None = None,
+) -> Supervised:
+    """Run ``argv`` to its end or to ``wall_time``; always kill what it left behind.
+
+    ``kill_tree(pid, alive)`` kills everything the run started (its process group, its cgroup); it
+    is called when the child exits, when the wall time expires and when ``watch`` returns a reason.
+    Raises OSError when the program cannot be started.
+    """
+    started = time.monotonic()
+    deadline = started + wall_time
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+    )
+    pid = proc.pid
+    outputs = {"stdout": OutputCap(output_bytes), "stderr": OutputCap(output_bytes)}
+    selector = selectors.DefaultSelector()
+    pidfd = -1
+    status: int | None = None
+    rusage_cpu = 0.0
+    timed_out = False
+    watch_reason = ""
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        selector.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
+        selector.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        pending = memoryview(stdin or b"")
+        if proc.stdin is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            if pending:
+                selector.register(proc.stdin.fileno(), selectors.EVENT_WRITE, "stdin")
+            else:
+                proc.stdin.close()
+        try:
+            pidfd = os.pidfd_open(pid)
+            selector.register(pidfd, selectors.EVENT_READ, "exit")
+        except OSError:
+            pidfd = -1
+        next_watch = started + _WATCH_INTERVAL
+        exited = False
+        while not exited:
+            now = time.monotonic()
+            if now >= deadline:
+                timed_out = True
+                break
+            if watch is not None and now >= next_watch:
+                next_watch = now + _WATCH_INTERVAL
+                watch_reason = watch() or ""
+                if watch_reason:
+                    break
+            timeout = deadline - now
+            if watch is not None:
+                timeout = min(timeout, max(next_watch - now, 0.0))
+            if pidfd < 0:
+                timeout = min(timeout, _POLL_INTERVAL)
+            for key, _ in selector.select(timeout):
+                if key.data == "exit":
+                    exited = True
+                elif key.data == "stdin":
+                    assert proc.stdin is not None
+                    try:
+                        written = os.write(proc.stdin.fileno(), pending[:_CHUNK])
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        written = len(pending)
+                    pending = pending[written:]
+                    if not pending:
+                        selector.unregister(proc.stdin.fileno())
+                        proc.stdin.close()
+                else:
+                    _read_into(selector, key.fd, outputs[key.data])
+            if pidfd < 0 and not exited:
+                reaped, polled, usage = os.wait4(pid, os.WNOHANG)
+                if reaped:
+                    exited = True
+                    status = polled
+                    rusage_cpu = usage.ru_utime + usage.ru_stime
+        kill_tree(pid, status is None and not exited)
+        if status is None:
+            _, status, usage = os.wait4(pid, 0)
+            rusage_cpu = usage.ru_utime + usage.ru_stime
+        # Popen must not try to reap a pid that is ours and already gone.
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - started
+        _drain(selector, outputs, proc)
+    finally:
+        if proc.returncode is None:
+            # Interrupted (e.g. KeyboardInterrupt): never leave the tree running.
+            kill_tree(pid, True)
+            with contextlib.suppress(ChildProcessError):
+                os.wait4(pid, 0)
+            proc.returncode = -signal.SIGKILL
+        selector.close()
+        if pidfd >= 0:
+            os.close(pidfd)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+    code = os.waitstatus_to_exitcode(status)
+    return Supervised(
+        exit_code=code if code >= 0 else None,
+        signal=-code if code < 0 else None,
+        wall_time=wall,
+        rusage_cpu=rusage_cpu,
+        stdout=outputs["stdout"].value(),
+        stderr=outputs["stderr"].value(),
+        timed_out=timed_out,
+        watch_reason=watch_reason,
+        output_truncated=outputs["stdout"].truncated or outputs["stderr"].truncated,
+    )
+
+
+def _read_into(selector: selectors.BaseSelector, fd: int, cap: OutputCap) -> bool:
+    """Read one chunk; on EOF unregister the pipe. True while the pipe stays open."""
+    try:
+        data = os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return True
+    except OSError as error:
+        if error.errno != errno.EIO:
+            raise
+        data = b""
+    if data:
+        cap.add(data)
+        return True
+    selector.unregister(fd)
+    return False
+
+
+def _drain(
+    selector: selectors.BaseSelector, outputs: dict[str, OutputCap], proc: subprocess.Popen[bytes]
+) -> None:
+    """Read what the dead tree left in the pipes; stop early if an escaped process holds one."""
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            os.set_blocking(stream.fileno(), False)
+    for key in list(selector.get_map().values()):
+        if key.data not in outputs:
+            selector.unregister(key.fd)
+    grace_end = time.monotonic() + _DRAIN_GRACE
+    while True:
+        keys = [k for k in selector.get_map().values() if k.data in outputs]
+        if not keys:
+            return
+        remaining = grace_end - time.monotonic()
+        if remaining <= 0:
+            return
+        for key, _ in selector.select(remaining):
+            if key.data in outputs:
+                _read_into(selector, key.fd, outputs[key.data])

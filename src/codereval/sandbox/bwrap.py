@@ -1,0 +1,260 @@
+"""The default sandbox: bubblewrap namespaces, per-run cgroups, and rlimits for CPU and file size.
+
+Inside: a read-only view of the host filesystem except the scratch dir and mounts marked writable;
+private /tmp and /run; a minimal /dev; a new /proc; new pid, ipc, uts and network namespaces (only
+loopback); a new session; the parent's death kills it; and no capabilities at all. Running as
+root, bubblewrap would otherwise keep every capability, and sandboxed code could remount a
+read-only bind writable.
+
+The command line is ``sh`` (joins the run's cgroups) -> ``prlimit`` (CPU, file size) -> ``bwrap``
+-> the command; each execs the next, so nothing extra stays running. Where cgroups cannot be
+created (no v1 hierarchy, no permission), memory falls back to RLIMIT_AS and the process limit
+does not hold for root; the isolation string and ``isolation`` say so.
+
+A mount's target must already exist on the host or lie below /tmp, /run or the scratch dir: the
+read-only root has no room for new mount points.
+
+bubblewrap folds a signal that killed the command into the exit status 128+N; statuses 129..192
+are reported as that signal, so a command that really exits with 137 is reported as SIGKILL.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+from codereval.sandbox._common import (
+    allocation_failed,
+    cpu_limit_hit,
+    error_result,
+    to_result,
+)
+from codereval.sandbox._supervise import (
+    Supervised,
+    find_program,
+    kill_group_and_descendants,
+    supervise,
+)
+from codereval.sandbox.base import ExecRequest, ExecResult, Sandbox
+from codereval.sandbox.cgroup import (
+    JOIN_FAILED,
+    JOIN_FAILED_STATUS,
+    RunCgroup,
+    cgroup_unavailable_reason,
+    probe,
+)
+from codereval.sandbox.rlimit import prlimit_prefix
+
+_MIB = 1 << 20
+# bwrap's own processes in the run's pids cgroup: the monitor and the pid-1 reaper.
+_BWRAP_PROCESSES = 2
+_INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap; scripts/setup-system.sh does it)"
+
+
+@functools.cache
+def _probe_bwrap() -> str | None:
+    """Run bwrap once with the namespaces we use: it can be installed yet refused by the kernel."""
+    bwrap = find_program("bwrap")
+    if bwrap is None:
+        return f"bubblewrap (bwrap) not found on PATH: {_INSTALL_HINT}"
+    for tool in ("prlimit", "sh"):
+        if find_program(tool) is None:
+            return f"{tool} not found on PATH (install util-linux / dash)"
+    argv = [bwrap, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    argv += ["--unshare-pid", "--unshare-net", "--cap-drop", "ALL", "--", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap cannot run here: {error}"
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap cannot create namespaces here: {why[-1] if why else done.returncode}"
+    return None
+
+
+class BwrapSandbox(Sandbox):
+    name = "bwrap"
+
+    def __init__(self, *, use_cgroups: bool = True) -> None:
+        """``use_cgroups=False`` runs without cgroups even where they work (for comparison)."""
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise RuntimeError(reason)
+        self._bwrap = _required("bwrap")
+        self._prlimit = _required("prlimit")
+        self._sh = _required("sh")
+        self._root = os.geteuid() == 0
+        self._cgroups = tuple(probe()[0]) if use_cgroups else ()
+        self._cgroup_reason = (
+            cgroup_unavailable_reason() if use_cgroups else "turned off by the caller"
+        )
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        return _probe_bwrap()
+
+    @property
+    def isolation(self) -> str:
+        if self._cgroup_reason is None:
+            return f"bwrap+cgroup({','.join(self._cgroups)})"
+        return f"bwrap+rlimit (cgroups unavailable: {self._cgroup_reason})"
+
+    def run(self, request: ExecRequest) -> ExecResult:
+        limits = request.limits
+        cgroup: RunCgroup | None = None
+        if self._cgroups:
+            try:
+                cgroup = RunCgroup.create(
+                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
+                    pids_max=None
+                    if limits.processes is None
+                    else limits.processes + _BWRAP_PROCESSES,
+                )
+            except OSError as error:
+                return error_result(f"cannot create the run's cgroup: {error}", isolation="bwrap")
+        try:
+            result = self._run(request, cgroup)
+        except OSError as error:
+            # e.g. the cgroup vanished under us: the sandbox failed, not the command.
+            result = error_result(f"sandbox failure: {error}", isolation="bwrap")
+        finally:
+            if cgroup is not None:
+                survivors = not cgroup.kill_all()
+                leftover = not cgroup.remove()
+        if cgroup is not None and (survivors or leftover):
+            what = "processes survived the kill" if survivors else "cannot remove the cgroup"
+            result = replace(result, sandbox_error=f"{what} in {cgroup.dirs}")
+        return result
+
+    def _run(self, request: ExecRequest, cgroup: RunCgroup | None) -> ExecResult:
+        limits = request.limits
+        controllers = cgroup.controllers if cgroup is not None else ()
+        prefix, applied = prlimit_prefix(
+            self._prlimit,
+            limits,
+            memory="memory" not in controllers,
+            processes="pids" not in controllers and not self._root,
+        )
+        isolation = "bwrap"
+        if controllers:
+            isolation += f"+cgroup({','.join(controllers)})"
+        if applied:
+            isolation += f"+rlimit({','.join(applied)})"
+        if request.network:
+            isolation += "+net"
+        argv = [*prefix, *self._bwrap_argv(request), *request.argv]
+        if cgroup is not None:
+            argv = [*cgroup.join_prefix(self._sh), *argv]
+
+        def kill_tree(pid: int, alive: bool) -> None:
+            if cgroup is not None:
+                cgroup.kill_all()
+            kill_group_and_descendants(pid, alive=alive)
+
+        def watch() -> str | None:
+            used = cgroup.cpu_time() if cgroup is not None else None
+            if used is not None and limits.cpu_time is not None and used > limits.cpu_time:
+                return f"CPU time of the process tree exceeded {limits.cpu_time:g}s"
+            return None
+
+        try:
+            seen = supervise(
+                argv,
+                cwd=request.scratch,
+                env={"PATH": os.defpath},
+                stdin=request.stdin,
+                wall_time=limits.wall_time,
+                output_bytes=limits.output_bytes,
+                kill_tree=kill_tree,
+                watch=watch if "cpuacct" in controllers and limits.cpu_time is not None else None,
+            )
+        except OSError as error:
+            return error_result(f"cannot start the sandbox: {error}", isolation=isolation)
+        problem = _setup_failure(seen)
+        if problem:
+            return error_result(problem, isolation=isolation)
+        seen = _unfold_signal(seen)
+        # Without cpuacct the CPU time is unknown: bwrap's monitor does not reap the pid-1 reaper,
+        # so its rusage holds none of the command's time.
+        cpu_time = cgroup.cpu_time() if cgroup is not None else None
+        if cgroup is not None and "memory" in controllers:
+            memory_exceeded = cgroup.oom_killed() and not seen.timed_out
+        else:
+            memory_exceeded = "as" in applied and allocation_failed(seen)
+        timed_out = (
+            seen.timed_out
+            or bool(seen.watch_reason)
+            or cpu_limit_hit(seen, cpu_time=cpu_time, limit=limits.cpu_time)
+        )
+        return to_result(
+            seen,
+            isolation=isolation,
+            cpu_time=cpu_time,
+            timed_out=timed_out,
+            memory_exceeded=memory_exceeded and not timed_out,
+        )
+
+    def _bwrap_argv(self, request: ExecRequest) -> list[str]:
+        limits = request.limits
+        argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        # Without a memory cgroup a private tmpfs would be unmetered memory: bound it.
+        for private in ("/tmp", "/run"):
+            if limits.memory_mb is not None:
+                argv += ["--size", str(limits.memory_mb * _MIB)]
+            argv += ["--tmpfs", private]
+        binds: list[tuple[Path, Path, bool]] = [
+            (m.source, m.target, m.writable) for m in request.mounts
+        ]
+        binds.append((request.scratch, request.scratch, True))
+        # Parents before children, so a nested mount is not hidden by the one around it.
+        for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
+            argv += ["--bind" if writable else "--ro-bind", str(source), str(target)]
+        argv += ["--chdir", str(request.cwd)]
+        argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not request.network:
+            argv.append("--unshare-net")
+        argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+        for key, value in request.env.items():
+            argv += ["--setenv", key, value]
+        argv.append("--")
+        return argv
+
+
+def _required(program: str) -> str:
+    path = find_program(program)
+    if path is None:
+        raise RuntimeError(f"{program} not found on PATH")
+    return path
+
+
+def _setup_failure(seen: Supervised) -> str:
+    """The sandbox failed before the command ran (bwrap, prlimit or the cgroup join said so)."""
+    first = seen.stderr.split(b"\n", 1)[0]
+    if seen.exit_code == JOIN_FAILED_STATUS and first == JOIN_FAILED:
+        return first.decode()
+    if seen.exit_code == 1 and first.startswith(b"bwrap: "):
+        return first.decode(errors="replace")
+    if seen.exit_code in (126, 127) and first.startswith(b"prlimit: "):
+        return first.decode(errors="replace")
+    return ""
+
+
+def _unfold_signal(seen: Supervised) -> Supervised:
+    code = seen.exit_code
+    if code is None or not 128 < code <= 128 + signal.SIGRTMAX:
+        return seen
+    return Supervised(
+        exit_code=None,
+        signal=code - 128,
+        wall_time=seen.wall_time,
+        rusage_cpu=seen.rusage_cpu,
+        stdout=seen.stdout,
+        stderr=seen.stderr,
+        timed_out=seen.timed_out,
+        watch_reason=seen.watch_reason,
+        output_truncated=seen.output_truncated,
+    )

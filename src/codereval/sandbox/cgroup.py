@@ -1,0 +1,208 @@
+"""Per-run cgroups (v1): memory and process limits that hold for root, exact CPU time, tree kill.
+
+Each run gets a child cgroup in every usable controller, below this process's own cgroup (so a
+nested memory limit of ours still applies): ``<mount>/<own path>/codereval/run-<pid>-<n>``. The
+sandboxed command joins them before anything of the sample runs: a tiny ``sh`` writes its own pid
+into each ``cgroup.procs`` and then execs the rest of the command line, so every descendant is
+born inside. Afterwards everything left in the cgroup is killed and the directories are removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import os
+import shlex
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CGROUP_MOUNT = Path("/sys/fs/cgroup")
+# memory and pids do the limiting; cpuacct measures the CPU time of the whole tree.
+CONTROLLERS = ("memory", "pids", "cpuacct")
+# What the joining shell prints (and its exit status) when it cannot enter the cgroup.
+JOIN_FAILED = b"codereval-sandbox: cannot join cgroup"
+JOIN_FAILED_STATUS = 125
+
+_counter = itertools.count()
+_KILL_PATIENCE = 3.0
+_REMOVE_PATIENCE = 1.0
+
+
+def _own_paths() -> dict[str, str]:
+    """controller -> our cgroup path in that hierarchy (v1 lines of /proc/self/cgroup)."""
+    paths: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(","):
+            if controller:
+                paths[controller] = path
+    return paths
+
+
+def _base(controller: str, own: dict[str, str]) -> Path | None:
+    mount = CGROUP_MOUNT / controller
+    if not (mount / "cgroup.procs").exists():
+        return None
+    nested = mount / own.get(controller, "/").lstrip("/")
+    # Inside a cgroup namespace the hierarchy may be mounted at our own cgroup already.
+    return (nested if nested.is_dir() else mount) / "codereval"
+
+
+@functools.cache
+def probe() -> tuple[dict[str, Path], str]:
+    """The controllers we can create run cgroups in (controller -> parent dir), and, for those we
+    cannot use, why. Probed once per process by creating and removing a cgroup."""
+    try:
+        own = _own_paths()
+    except OSError as error:
+        return {}, f"cannot read /proc/self/cgroup: {error}"
+    usable: dict[str, Path] = {}
+    problems: list[str] = []
+    for controller in CONTROLLERS:
+        base = _base(controller, own)
+        if base is None:
+            problems.append(f"no v1 {controller} hierarchy at {CGROUP_MOUNT / controller}")
+            continue
+        probe_dir = base / f"probe-{os.getpid()}-{next(_counter)}"
+        try:
+            base.mkdir(exist_ok=True)
+            probe_dir.mkdir()
+            probe_dir.rmdir()
+        except OSError as error:
+            problems.append(f"{controller}: cannot create a cgroup in {base} ({error.strerror})")
+            continue
+        usable[controller] = base
+        _sweep(base)
+    return usable, "; ".join(problems)
+
+
+def _sweep(base: Path) -> None:
+    """Remove run cgroups left by supervisors that died (their pid is in the name)."""
+    for entry in base.glob("run-*"):
+        owner = entry.name.split("-")[1]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(OSError):
+                entry.rmdir()
+
+
+@dataclass(frozen=True)
+class RunCgroup:
+    """One run's cgroups, one directory per controller."""
+
+    dirs: dict[str, Path]
+    memory_bytes: int | None
+
+    @classmethod
+    def create(cls, *, memory_bytes: int | None, pids_max: int | None) -> RunCgroup:
+        """Create and configure the run's cgroups; OSError if the kernel refuses."""
+        usable, _ = probe()
+        name = f"run-{os.getpid()}-{next(_counter)}"
+        made: dict[str, Path] = {}
+        group = cls(made, memory_bytes if "memory" in usable else None)
+        try:
+            for controller, base in usable.items():
+                path = base / name
+                path.mkdir()
+                made[controller] = path
+            if memory_bytes is not None and "memory" in made:
+                memory = made["memory"]
+                (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+                # Without a memory+swap limit a hog could page out to swap and keep going.
+                memsw = memory / "memory.memsw.limit_in_bytes"
+                if memsw.exists():
+                    memsw.write_text(str(memory_bytes))
+            if pids_max is not None and "pids" in made:
+                (made["pids"] / "pids.max").write_text(str(pids_max))
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return tuple(c for c in CONTROLLERS if c in self.dirs)
+
+    def join_prefix(self, sh: str) -> list[str]:
+        """Words that put the command that follows them into this cgroup, then exec it."""
+        joins = " && ".join(
+            f"echo $$ > {shlex.quote(str(path / 'cgroup.procs'))}" for path in self.dirs.values()
+        )
+        script = (
+            f"{{ {joins}; }} 2>/dev/null || {{ echo '{JOIN_FAILED.decode()}' >&2; "
+            f'exit {JOIN_FAILED_STATUS}; }}; exec "$@"'
+        )
+        return [sh, "-c", script, "codereval-join"]
+
+    def pids(self) -> list[int]:
+        for controller in ("pids", "memory", "cpuacct"):
+            if controller in self.dirs:
+                text = (self.dirs[controller] / "cgroup.procs").read_text()
+                return [int(word) for word in text.split()]
+        return []
+
+    def kill_all(self) -> bool:
+        """SIGKILL every process in the cgroup until none is left. False if some survived."""
+        give_up = time.monotonic() + _KILL_PATIENCE
+        pause = 0.001
+        while True:
+            try:
+                pids = self.pids()
+            except FileNotFoundError:
+                return True
+            if not pids:
+                return True
+            if time.monotonic() > give_up:
+                return False
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds used by every process that ever ran in the cgroup."""
+        if "cpuacct" not in self.dirs:
+            return None
+        return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+
+    def oom_killed(self) -> bool:
+        """True when the kernel OOM-killed a process of this cgroup (memory limit reached)."""
+        if "memory" not in self.dirs:
+            return False
+        memory = self.dirs["memory"]
+        for line in (memory / "memory.oom_control").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value) > 0
+        # Kernels before 4.13 do not count OOM kills: fall back to "the limit was hit".
+        return int((memory / "memory.failcnt").read_text()) > 0
+
+    def remove(self) -> bool:
+        """Remove the directories (children first). False if one could not be removed."""
+        ok = True
+        for path in self.dirs.values():
+            give_up = time.monotonic() + _REMOVE_PATIENCE
+            while True:
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    # Busy: a dying process has not left yet.
+                    if time.monotonic() > give_up:
+                        ok = False
+                        break
+                    time.sleep(0.005)
+        return ok
+
+
+def cgroup_unavailable_reason() -> str | None:
+    """None when memory and pids cgroups can be created here, else why not."""
+    usable, problems = probe()
+    if "memory" in usable and "pids" in usable:
+        return None
+    return problems or "memory and pids cgroups are not available"

@@ -1,0 +1,183 @@
+"""The sandbox parts below the backends: output capping, limits as prlimit words, the registry,
+the cgroups' life cycle, and what bubblewrap hides and drops."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from codereval.errors import UserError
+from codereval.sandbox import ExecRequest, Limits, Mount, get_sandbox, sandbox_class
+from codereval.sandbox._supervise import OutputCap, supervise
+from codereval.sandbox.bwrap import BwrapSandbox, _probe_bwrap
+from codereval.sandbox.cgroup import RunCgroup, cgroup_unavailable_reason
+from codereval.sandbox.rlimit import prlimit_prefix
+
+
+def test_output_cap_keeps_everything_below_the_limit() -> None:
+    cap = OutputCap(10)
+    cap.add(b"hello")
+    cap.add(b"world")
+    assert (cap.value(), cap.truncated) == (b"helloworld", False)
+
+
+def test_output_cap_keeps_head_and_tail_and_says_how_much_was_dropped() -> None:
+    cap = OutputCap(10)
+    for chunk in (b"HEAD-", b"middle" * 1000, b"-TAIL"):
+        cap.add(chunk)
+    value = cap.value()
+    assert cap.truncated
+    assert value.startswith(b"HEAD-") and value.endswith(b"-TAIL")
+    assert b"6000 bytes of output dropped" in value
+
+
+def test_prlimit_words_say_which_limits_were_applied() -> None:
+    limits = Limits(cpu_time=1.5, file_size_mb=2, memory_mb=100, processes=7)
+    words, applied = prlimit_prefix("prlimit", limits, memory=True, processes=True)
+    assert words == [
+        "prlimit", "--core=0", "--cpu=2:3", f"--fsize={2 << 20}", "--nproc=7",
+        f"--as={100 << 20}", "--",
+    ]  # fmt: skip
+    assert applied == ["cpu", "fsize", "nproc", "as"]
+
+
+def test_address_space_limit_can_be_refused_by_the_request() -> None:
+    # JVMs: memory is then limited by the caller (-Xmx) or a memory cgroup.
+    limits = Limits(memory_mb=100, address_space=False, cpu_time=None, file_size_mb=None)
+    words, applied = prlimit_prefix("prlimit", limits, memory=True, processes=False)
+    assert (words, applied) == (["prlimit", "--core=0", "--"], [])
+
+
+def test_rlimit_isolation_names_exactly_what_it_applied(tmp_path: Path) -> None:
+    request = ExecRequest(
+        argv=("true",), cwd=tmp_path, scratch=tmp_path, env={},
+        limits=Limits(cpu_time=2, memory_mb=64, address_space=False),
+    )  # fmt: skip
+    result = get_sandbox("rlimit").run(request)
+    expected = "rlimit(cpu,fsize)" if os.geteuid() == 0 else "rlimit(cpu,fsize,nproc)"
+    assert (result.exit_code, result.isolation) == (0, expected)
+
+
+def test_unknown_sandbox_is_a_user_error_listing_the_choices() -> None:
+    with pytest.raises(UserError, match="bwrap, rlimit, none"):
+        get_sandbox("docker")
+
+
+def test_auto_prefers_bwrap_when_it_works() -> None:
+    expected = "bwrap" if BwrapSandbox.unavailable_reason() is None else "rlimit"
+    assert get_sandbox("auto").name == expected
+
+
+def test_missing_bwrap_explains_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    _probe_bwrap.cache_clear()
+    try:
+        reason = sandbox_class("bwrap").unavailable_reason()
+        assert reason is not None and "apt-get install bubblewrap" in reason
+        with pytest.raises(UserError, match="not available"):
+            get_sandbox("bwrap")
+    finally:
+        _probe_bwrap.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["none", "rlimit"])
+def test_backends_without_mount_namespace_refuse_moved_mounts(name: str, tmp_path: Path) -> None:
+    request = ExecRequest(
+        argv=("true",), cwd=tmp_path, scratch=tmp_path, env={},
+        mounts=(Mount(source=tmp_path, target=Path("/elsewhere")),),
+    )  # fmt: skip
+    result = get_sandbox(name).run(request)
+    assert result.exit_code is None and "cannot mount" in result.sandbox_error
+
+
+needs_bwrap = pytest.mark.skipif(
+    BwrapSandbox.unavailable_reason() is not None, reason="bubblewrap unavailable"
+)
+needs_cgroups = pytest.mark.skipif(
+    cgroup_unavailable_reason() is not None, reason="cgroups unavailable"
+)
+
+
+@needs_cgroups
+def test_run_cgroup_is_limited_and_removed() -> None:
+    group = RunCgroup.create(memory_bytes=64 << 20, pids_max=5)
+    try:
+        assert (group.dirs["pids"] / "pids.max").read_text().strip() == "5"
+        limit = (group.dirs["memory"] / "memory.limit_in_bytes").read_text()
+        assert int(limit) == 64 << 20
+    finally:
+        assert group.kill_all() and group.remove()
+    assert not any(path.exists() for path in group.dirs.values())
+
+
+@needs_bwrap
+@needs_cgroups
+def test_bwrap_leaves_no_cgroup_behind(tmp_path: Path) -> None:
+    sandbox = get_sandbox("bwrap")
+    parents = {p.parent for p in RunCgroup.create(memory_bytes=None, pids_max=None).dirs.values()}
+    request = ExecRequest(argv=("sh", "-c", "sleep 5 &"), cwd=tmp_path, scratch=tmp_path, env={})
+    sandbox.run(request)
+    leftovers = [p for parent in parents for p in parent.glob(f"run-{os.getpid()}-*")]
+    # The probe group above was not removed on purpose; every run's group was.
+    assert len(leftovers) == len(parents)
+    for path in leftovers:
+        path.rmdir()
+
+
+@needs_bwrap
+def test_bwrap_drops_every_capability_and_hides_host_tmp(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (tmp_path / "host-secret").write_text("x")
+    script = f"grep CapEff /proc/self/status; ls {tmp_path}; hostname; id -u"
+    request = ExecRequest(argv=("sh", "-c", script), cwd=scratch, scratch=scratch, env={})
+    result = get_sandbox("bwrap").run(request)
+    lines = result.stdout.decode().split()
+    assert lines[:2] == ["CapEff:", "0000000000000000"]
+    # Only the scratch dir is visible below the host's /tmp.
+    assert "host-secret" not in lines and "scratch" in lines
+
+
+@needs_bwrap
+def test_bwrap_mounts_a_directory_at_another_path_read_only(tmp_path: Path) -> None:
+    source = tmp_path / "env"
+    source.mkdir()
+    (source / "lib.txt").write_text("library\n")
+    request = ExecRequest(
+        argv=("sh", "-c", "cat /tmp/cr-env/lib.txt; echo x > /tmp/cr-env/new || echo refused"),
+        cwd=tmp_path, scratch=tmp_path, env={"PATH": "/usr/bin:/bin"},
+        mounts=(Mount(source=source, target=Path("/tmp/cr-env")),),
+    )  # fmt: skip
+    result = get_sandbox("bwrap").run(request)
+    assert result.stdout.splitlines() == [b"library", b"refused"]
+    assert not (source / "new").exists()
+
+
+@needs_bwrap
+def test_bwrap_reports_its_own_failure_as_a_sandbox_error(tmp_path: Path) -> None:
+    request = ExecRequest(
+        argv=(sys.executable, "-c", "pass"), cwd=tmp_path, scratch=tmp_path, env={},
+        mounts=(Mount(source=tmp_path / "missing", target=Path("/opt/cr-missing")),),
+    )  # fmt: skip
+    result = get_sandbox("bwrap").run(request)
+    assert result.sandbox_error.startswith("bwrap: ")
+
+
+def test_supervisor_works_without_pidfd(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Kernels before 5.3 have no pidfd: the child's exit is then found by polling.
+    def no_pidfd(pid: int, flags: int = 0) -> int:
+        raise OSError("pidfd_open unsupported")
+
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    done = supervise(
+        ["sh", "-c", "cat; exit 4"], cwd=tmp_path, env={}, stdin=b"in", wall_time=5,
+        output_bytes=100,
+    )  # fmt: skip
+    assert (done.exit_code, done.stdout, done.timed_out) == (4, b"in", False)
+    slow = supervise(
+        ["sleep", "5"], cwd=tmp_path, env={}, stdin=None, wall_time=0.3, output_bytes=100
+    )
+    assert (slow.signal, slow.timed_out) == (9, True) and slow.wall_time < 1.5
