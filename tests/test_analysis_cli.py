@@ -39,7 +39,7 @@ def test_prints_the_table_level_and_context_strings(project: Path) -> None:
     assert "commonprefix  APIInvocation  stdlib" in result.output
     assert "level: slib_runnable" in result.output
     assert "oracle_context: { \"apis\" : \"['rstrip', 'commonprefix', 'relpath']\"" in result.output
-    assert 'all_context: { "import" : "os ", "file" : "Dispositor "' in result.output
+    assert 'all_context: { "import" : "os ", "file" : "Dispositor ; "' in result.output
 
 
 def test_json_output_with_another_interpreter(project: Path) -> None:

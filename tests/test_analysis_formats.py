@@ -24,10 +24,13 @@ def test_java_strings_use_unquoted_items_and_add_class_level() -> None:
     oracle = OracleContext(apis=("isEmpty", "trim"), classes=("String[]", "String"))
     text = format_oracle_context(oracle, language=Language.JAVA)
     assert text == '{ "apis" : "[isEmpty, trim]", "classes" : "[String[], String]", "vars" : "[]" }'
-    everything = AllContext(imports=("java.util.List",), class_=("size",), class_level=("items",))
+    everything = AllContext(
+        imports=("java.util.List",), class_=("size()", "get(int i)"), class_level=("items",)
+    )
     written = format_all_context(everything, language=Language.JAVA)
     assert written == (
-        '{ "import" : "java.util.List ", "file" : "", "class" : "size ", "class_level" : "items " }'
+        '{ "import" : "java.util.List ", "file" : "", "class" : "size() ; get(int i) ; ", '
+        '"class_level" : "items ; " }'
     )
     assert parse_oracle_context(text) == oracle
     assert parse_all_context(written) == everything

@@ -5,15 +5,16 @@ Python (from the released records)::
     oracle_context  { "apis" : "['localize', 'map']", "classes" : "['Time']", "vars" : "[]" }
     all_context     { "import" : "time datetime pytz ", "file" : "", "class" : "" }
 
-Lists are Python literals inside a JSON string; all_context fields are names each followed by
-one space (empty string when there are none).
+Lists are Python literals inside a JSON string; all_context's import field is names each
+followed by one space, its file and class fields entries each followed by `` ; `` (an entry such
+as ``slugify(text, separator)`` holds spaces); empty strings when there are none.
 
 Java: the official records write list items unquoted (``"[isEmpty, trim]"``); our writer does
 the same, and all_context carries a fourth field, ``class_level``, after ``class``::
 
     oracle_context  { "apis" : "[isEmpty, trim]", "classes" : "[String]", "vars" : "[]" }
-    all_context     { "import" : "java.util.List ", "file" : "Helper ", "class" : "size isEmpty ",
-                      "class_level" : "items count " }
+    all_context     { "import" : "java.util.List ", "file" : "Helper ; ",
+                      "class" : "size() ; isEmpty() ; ", "class_level" : "items ; count ; " }
 
 Java ``class`` lists the current class's other methods, ``class_level`` its fields.
 """
@@ -37,6 +38,10 @@ def _words(items: tuple[str, ...]) -> str:
     return "".join(f"{item} " for item in items)
 
 
+def _entries(items: tuple[str, ...]) -> str:
+    return "".join(f"{item} ; " for item in items)
+
+
 def _pairs(pairs: list[tuple[str, str]]) -> str:
     # json.dumps escapes quotes and backslashes the way a JSON reader expects.
     return "{ " + ", ".join(f"{json.dumps(k)} : {json.dumps(v)}" for k, v in pairs) + " }"
@@ -58,9 +63,9 @@ def format_all_context(context: AllContext, *, language: Language) -> str:
     """The ``all_context`` string of a record."""
     pairs = [
         ("import", _words(context.imports)),
-        ("file", _words(context.file)),
-        ("class", _words(context.class_)),
+        ("file", _entries(context.file)),
+        ("class", _entries(context.class_)),
     ]
     if language is Language.JAVA:
-        pairs.append(("class_level", _words(context.class_level)))
+        pairs.append(("class_level", _entries(context.class_level)))
     return _pairs(pairs)

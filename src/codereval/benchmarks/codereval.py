@@ -212,7 +212,8 @@ def _context_pairs(raw: str) -> dict[str, str]:
 
 
 def parse_token_list(raw: str) -> tuple[str, ...]:
-    """A list written as a Python literal (``"['a', 'b']"``) or unquoted (``"[a, b]"``)."""
+    """A list written as a Python literal (``"['a', 'b']"``), unquoted (``"[a, b]"``),
+    separated by `` ; `` (all_context's file and class entries) or by spaces (imports)."""
     raw = raw.strip()
     if not raw:
         return ()
@@ -225,6 +226,9 @@ def parse_token_list(raw: str) -> tuple[str, ...]:
             return tuple(str(item).strip() for item in value if str(item).strip())
         inner = raw[1:-1]
         return tuple(item.strip().strip("'\"") for item in inner.split(",") if item.strip())
+    if ";" in raw:
+        # all_context's file and class fields: "name ; func(a, b) ; " (entries hold spaces).
+        return tuple(item.strip() for item in raw.split(";") if item.strip())
     return tuple(raw.split())
 
 

@@ -1,0 +1,411 @@
+"""Running a generated Python function inside its project and judging the result.
+
+Per sample: check the code parses, inject it (the official last-def rule into a test module, or
+our span rule into the project file), make a private workspace, run our harness wrapper in the
+sandbox with the project's interpreter, and turn what the wrapper reported into an Outcome. A
+pass needs the per-run marker, which the wrapper reveals only after the test returned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from codereval import HARNESS_VERSION
+from codereval.environments.base import Environment, load_manifest
+from codereval.environments.python import (
+    PythonEnvironmentBuilder,
+    default_python_version,
+    find_environment,
+    find_interpreter,
+    is_sealed,
+    venv_python,
+)
+from codereval.errors import UserError
+from codereval.inject import InjectionError, inject_at, inject_last_def, syntax_problem
+from codereval.marker import marker_seen, new_marker
+from codereval.model import (
+    Language,
+    Outcome,
+    Provenance,
+    Sample,
+    Stage,
+    Task,
+    TestKind,
+    Verdict,
+)
+from codereval.runners.base import RunContext, Runner
+from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+from codereval.workspace import choose_strategy, make_workspace, remove_tree
+
+TAIL_CHARS = 4000
+INLINE_TEST = "test_codereval_inline.py"
+OFFICIAL_KINDS = (TestKind.CODEREVAL_MODULE, TestKind.CODEREVAL_STANDALONE)
+
+
+class _Infra(Exception):
+    """This task cannot run here; the message is the reason (verdict infra_error)."""
+
+
+@dataclass(kw_only=True)
+class _Plan:
+    """What to run for one sample: the base tree, the files the sample changes, the test."""
+
+    base: Path | None
+    changed: dict[str, str] = field(default_factory=dict)
+    target: str = ""  # the test file, relative to the workspace
+    mode: str = "script"  # "script" | "pytest"
+    span: tuple[int, int] | None = None  # where the sample sits in the target file
+    test_func: str = ""
+    call_test_func: bool = False
+
+
+def _tail(data: bytes | str) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return text[-TAIL_CHARS:]
+
+
+def official_module_path(task: Task) -> str:
+    """``<file_path without .py>_<name>_passk_validte.py``, relative to the project root."""
+    assert task.location is not None
+    stem = task.location.file_path.removesuffix(".py")
+    return f"{stem}_{task.name}_passk_validte.py"
+
+
+def official_standalone_path(task: Task) -> str:
+    """``standalone/<file_path without .py, '/' -> '-'>-<name>.py`` below ``repos/``."""
+    assert task.location is not None
+    stem = task.location.file_path.removesuffix(".py").replace("/", "-")
+    return f"standalone/{stem}-{task.name}.py"
+
+
+def _env_cache_root(env_root: Path) -> Path:
+    return env_root.parent if env_root.name == "envs" else env_root
+
+
+class PythonProjectRunner(Runner):
+    name = "python-project"
+
+    def __init__(self) -> None:
+        self._envs: dict[str, Environment | None] = {}
+        self._seal_cache: dict[str, bool] = {}
+        self._lock = threading.Lock()
+        self._harness = resources.files("codereval.runners").joinpath(
+            "python_harness.py"
+        ).read_text(encoding="utf-8")
+
+    # ------------------------------------------------------------------ environments
+
+    def _environment(self, project: str, ctx: RunContext) -> Environment | None:
+        with self._lock:
+            if project not in self._envs:
+                self._envs[project] = find_environment(_env_cache_root(ctx.env_root), project)
+            return self._envs[project]
+
+    def _build_missing(self, projects: set[str], ctx: RunContext) -> None:
+        """Build environments for projects named in ``<projects_dir>/projects.toml``."""
+        manifest = ctx.projects_dir / "projects.toml" if ctx.projects_dir else None
+        if manifest is None or not manifest.is_file():
+            return
+        builder = PythonEnvironmentBuilder()
+        for spec in load_manifest(manifest):
+            if spec.name in projects and spec.language is Language.PYTHON:
+                env = builder.build(spec, root=_env_cache_root(ctx.env_root))
+                with self._lock:
+                    self._envs[spec.name] = env
+
+    def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
+        require_tests_dir(ctx.tests_dir)
+        projects = {task.project for task in tasks if task.project}
+        missing = {p for p in projects if not (env := self._environment(p, ctx)) or not env.ready}
+        if missing:
+            self._build_missing(missing, ctx)
+        reasons: dict[str, str] = {}
+        for task in tasks:
+            reason = self._unrunnable(task, ctx)
+            if reason:
+                reasons[task.task_id] = reason
+        return reasons
+
+    def _sealed(self, env: Environment) -> bool:
+        with self._lock:
+            if env.key not in self._seal_cache:
+                self._seal_cache[env.key] = is_sealed(env)
+            return self._seal_cache[env.key]
+
+    def _needs_env(self, task: Task, ctx: RunContext) -> bool:
+        return not self._is_standalone_official(task, ctx)
+
+    def _is_standalone_official(self, task: Task, ctx: RunContext) -> bool:
+        if task.test is not None:
+            return task.test.kind is TestKind.CODEREVAL_STANDALONE
+        return ctx.tests_dir is not None and task.level is not None and task.level.standalone
+
+    def _unrunnable(self, task: Task, ctx: RunContext) -> str:
+        if task.location is None or not task.project:
+            return f"task {task.task_id} names no project"
+        if task.test is None and ctx.tests_dir is None:
+            return "task has no test of its own; give --tests-dir with the official test tree"
+        if task.test is not None and task.test.kind in OFFICIAL_KINDS and ctx.tests_dir is None:
+            return "task uses the official test layout; give --tests-dir"
+        if self._needs_env(task, ctx):
+            env = self._environment(task.project, ctx)
+            if env is None:
+                return (
+                    f"no environment built for project {task.project} "
+                    "(run `codereval env build --projects MANIFEST`)"
+                )
+            if not env.ready:
+                return f"environment for {task.project} failed to build: {env.error}"
+        return ""
+
+    def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
+        env = self._environment(task.project, ctx) if task.project else None
+        return env.key if env else ""
+
+    # ------------------------------------------------------------------ planning
+
+    def _plan(self, task: Task, code: str, ctx: RunContext, env: Environment | None) -> _Plan:
+        test = task.test
+        assert task.location is not None
+        if test is None or test.kind in OFFICIAL_KINDS:
+            return self._plan_official(task, code, ctx, env)
+        if test.kind not in (TestKind.SCRIPT, TestKind.PYTEST):
+            raise _Infra(f"the Python runner cannot run {test.kind.value} tests")
+        assert env is not None
+        base = env.source_dir
+        source_file = base / task.location.file_path
+        if not source_file.is_file():
+            raise _Infra(f"{task.location.file_path} not found in project {task.project}")
+        injected = inject_at(
+            source_file.read_text(encoding="utf-8"), code, task.name,
+            lineno=task.location.lineno, end_lineno=task.location.end_lineno,
+        )
+        plan = _Plan(base=base, mode="pytest" if test.kind is TestKind.PYTEST else "script")
+        plan.changed[task.location.file_path] = injected.text
+        if test.code:
+            plan.target = INLINE_TEST
+            plan.changed[INLINE_TEST] = test.code
+        elif test.path:
+            if not (base / test.path).is_file():
+                raise _Infra(f"test file {test.path} not found in project {task.project}")
+            plan.target = test.path
+        else:
+            raise _Infra("the task's test has neither a path nor inline code")
+        return plan
+
+    def _plan_official(
+        self, task: Task, code: str, ctx: RunContext, env: Environment | None
+    ) -> _Plan:
+        assert ctx.tests_dir is not None
+        repos = ctx.tests_dir / "repos"
+        if not repos.is_dir():
+            raise _Infra(f"no repos/ folder in the tests dir {ctx.tests_dir}")
+        explicit = task.test.path if task.test is not None else ""
+        if self._is_standalone_official(task, ctx):
+            path = ctx.tests_dir / explicit if explicit else repos / official_standalone_path(task)
+            if not path.is_file():
+                raise _Infra(f"standalone test not found: {path}")
+            injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
+            return _Plan(
+                base=None, changed={path.name: injected.text}, target=path.name,
+                span=(injected.start, injected.end), test_func=f"test_{task.name}",
+                call_test_func="__name__" not in injected.text,
+            )
+        project_dir = repos / task.project.replace("/", "---")
+        rel = official_module_path(task)
+        path = ctx.tests_dir / explicit if explicit else project_dir / rel
+        if explicit and path.is_relative_to(project_dir):
+            rel = str(path.relative_to(project_dir))
+        if not path.is_file():
+            raise _Infra(f"official test module not found: {path}")
+        injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
+        # The environment's tree is the project; without one, the official tree is.
+        base = env.source_dir if env is not None and env.ready else project_dir
+        return _Plan(base=base, changed={rel: injected.text}, target=rel,
+                     span=(injected.start, injected.end))
+
+    # ------------------------------------------------------------------ running
+
+    def _interpreter(self, env: Environment | None) -> Path:
+        if env is not None and env.ready:
+            return venv_python(env)
+        found = find_interpreter(default_python_version())
+        if found is None:
+            raise _Infra(f"no python{default_python_version()} on this machine")
+        return found.path
+
+    def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
+        env = self._environment(task.project, ctx) if task.project else None
+        provenance = Provenance(
+            task_hash=task.content_hash(), code_hash=sample.code_hash(),
+            environment=env.key if env else "", harness_version=HARNESS_VERSION,
+        )
+
+        def outcome(verdict: Verdict, stage: Stage, **fields: Any) -> Outcome:
+            return Outcome(
+                task_id=task.task_id, sample_index=sample.index, verdict=verdict, stage=stage,
+                isolation=ctx.sandbox.isolation, provenance=provenance, **fields,
+            )
+
+        code = sample.code or ""
+        if not code.strip():
+            return outcome(Verdict.NO_CODE, Stage.EXTRACT, detail="the sample has no code")
+        problem = syntax_problem(code)
+        if problem:
+            return outcome(Verdict.SYNTAX_ERROR, Stage.INJECT, detail=problem)
+        reason = self._unrunnable(task, ctx)
+        if reason:
+            return outcome(Verdict.INFRA_ERROR, Stage.ENVIRONMENT, detail=reason)
+        try:
+            plan = self._plan(task, code, ctx, env)
+        except InjectionError as exc:
+            verdict = Verdict.SYNTAX_ERROR if exc.syntax else Verdict.INFRA_ERROR
+            return outcome(verdict, Stage.INJECT, detail=exc.detail)
+        except (_Infra, OSError, UnicodeDecodeError) as exc:
+            return outcome(Verdict.INFRA_ERROR, Stage.INJECT, detail=str(exc))
+        scratch = ctx.work_root / f"py-{uuid.uuid4().hex}"
+        try:
+            return self._execute(plan, env, ctx, scratch, outcome)
+        except (_Infra, OSError) as exc:
+            return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
+        finally:
+            remove_tree(scratch)
+
+    def _execute(
+        self, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
+        outcome: Callable[..., Outcome],
+    ) -> Outcome:
+        sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
+        strategy = choose_strategy(ctx.sandbox.isolation, sealed=sealed)
+        workspace = scratch / "project"
+        scratch.mkdir(parents=True)
+        (scratch / "tmp").mkdir()
+        if plan.base is None:
+            workspace.mkdir()
+            for rel, text in plan.changed.items():
+                (workspace / rel).write_text(text, encoding="utf-8")
+        else:
+            make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy)
+        python = self._interpreter(env)
+        harness = scratch / "harness.py"
+        harness.write_text(self._harness, encoding="utf-8")
+        result_path = scratch / f"result-{uuid.uuid4().hex}.json"
+        target = workspace / plan.target
+        spec = {
+            "target": os.path.abspath(target), "mode": plan.mode, "root": str(workspace),
+            "result": str(result_path), "span": list(plan.span) if plan.span else [],
+            "test_func": plan.test_func, "call_test_func": plan.call_test_func,
+        }
+        spec_path = scratch / "spec.json"
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        marker = new_marker()
+        request = ExecRequest(
+            argv=(str(python), str(harness), str(spec_path)),
+            cwd=workspace,
+            scratch=scratch,
+            env=self._env_vars(python, workspace, scratch),
+            mounts=self._mounts(python, env, plan),
+            stdin=(marker + "\n").encode(),
+            limits=ctx.limits,
+        )
+        result = ctx.sandbox.run(request)
+        report = _read_result(result_path)
+        return _judge(result, report, marker, outcome)
+
+    @staticmethod
+    def _env_vars(python: Path, workspace: Path, scratch: Path) -> dict[str, str]:
+        return {
+            "PATH": f"{python.parent}:/usr/local/bin:/usr/bin:/bin",
+            "PYTHONPATH": str(workspace),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONIOENCODING": "utf-8",
+            "PYTHONNOUSERSITE": "1",
+            "HOME": str(scratch),
+            "TMPDIR": str(scratch / "tmp"),
+            "LANG": "C.UTF-8",
+        }
+
+    @staticmethod
+    def _mounts(python: Path, env: Environment | None, plan: _Plan) -> tuple[Mount, ...]:
+        paths: list[Path] = []
+        if env is not None:
+            paths.append(env.path)
+        if plan.base is not None:
+            paths.append(plan.base)
+        # The venv's interpreter is a link to a base installation, which must be visible too.
+        real = Path(os.path.realpath(python))
+        paths.append(real.parent.parent)
+        seen: set[Path] = set()
+        mounts = []
+        for path in paths:
+            resolved = path.resolve()
+            if resolved not in seen and not any(resolved.is_relative_to(s) for s in seen):
+                seen.add(resolved)
+                mounts.append(Mount(source=resolved, target=resolved))
+        return tuple(mounts)
+
+
+def _read_result(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _judge(
+    result: ExecResult, report: dict[str, Any], marker: str, outcome: Callable[..., Outcome]
+) -> Outcome:
+    times = {
+        "exit_code": result.exit_code, "signal": result.signal, "wall_time": result.wall_time,
+        "cpu_time": result.cpu_time, "stdout_tail": _tail(result.stdout),
+    }
+    stderr = _tail(result.stderr)
+    if report.get("traceback"):
+        stderr = _tail(stderr + ("\n" if stderr else "") + str(report["traceback"]))
+    times["stderr_tail"] = stderr
+    detail = str(report.get("detail", ""))
+    status = report.get("status")
+    if result.sandbox_error:
+        return outcome(Verdict.INFRA_ERROR, Stage.RUN, detail=result.sandbox_error, **times)
+    earned = report.get("marker") == marker or marker_seen(result.stdout, marker)
+    if earned and status == "passed":
+        return outcome(Verdict.PASSED, Stage.DONE, **times)
+    if result.timed_out:
+        return outcome(Verdict.TIMEOUT, Stage.RUN, detail="wall time limit reached", **times)
+    if result.memory_exceeded or status == "memory":
+        return outcome(Verdict.MEMORY_EXCEEDED, Stage.RUN, detail=detail or "memory limit", **times)
+    if status == "failed":
+        return outcome(Verdict.FAILED, Stage.CHECK, detail=detail, **times)
+    if status == "infra":
+        return outcome(Verdict.INFRA_ERROR, Stage.RUN, detail=detail, **times)
+    if status in ("error", "exit"):
+        return outcome(Verdict.RUNTIME_ERROR, Stage.RUN, detail=detail, **times)
+    if status == "passed":
+        # Claimed a pass without the marker: someone other than the wrapper wrote it.
+        return outcome(Verdict.FAILED, Stage.CHECK,
+                       detail="a pass was claimed without the run's marker", **times)
+    how = f"signal {result.signal}" if result.signal else f"exit code {result.exit_code}"
+    return outcome(Verdict.RUNTIME_ERROR, Stage.RUN,
+                   detail=f"the process ended ({how}) before the test finished", **times)
+
+
+def require_tests_dir(path: Path | None) -> Path | None:
+    """Validate a --tests-dir: it must exist and hold the official repos/ tree."""
+    if path is None:
+        return None
+    if not path.is_dir():
+        raise UserError(f"tests dir not found: {path}", hint="give the official test tree")
+    if not (path / "repos").is_dir():
+        raise UserError(f"tests dir {path} has no repos/ folder",
+                        hint="expected the official layout: repos/<owner>---<repo>/...")
+    return path

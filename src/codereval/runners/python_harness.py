@@ -1,0 +1,194 @@
+"""The wrapper that runs one Python test inside the sandbox and reports how it ended.
+
+This file is copied into each run's scratch directory and executed by the project's interpreter
+(which may be older than ours: keep it to Python 3.6 syntax and the standard library). It is
+never imported by codereval itself.
+
+Order matters: the per-run marker is read from stdin and stdin is closed *before* any project
+or sample code is imported, the functions used to report are captured before the test can patch
+them, and the marker is printed (on a private copy of stdout) only after the test returned.
+"""
+
+# ruff: noqa: B905, UP031, SIM102  (runs under Python 3.6+: no zip(strict=), no f-string habits)
+import os
+import sys
+
+
+def _read_marker() -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if b"\n" in chunk:
+            break
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return b"".join(chunks).strip()
+
+
+def _make_reporter():  # type: ignore[no-untyped-def]  # (3.6-compatible: no generics)
+    secret = _read_marker()
+    pad = os.urandom(len(secret))
+    masked = bytes(a ^ b for a, b in zip(secret, pad))
+    del secret
+    out_fd = os.dup(1)
+    write = os.write
+
+    def announce() -> None:
+        marker = bytes(a ^ b for a, b in zip(masked, pad))
+        write(out_fd, b"\n" + marker + b"\n")
+
+    def reveal() -> str:
+        return bytes(a ^ b for a, b in zip(masked, pad)).decode("ascii", "replace")
+
+    return announce, reveal
+
+
+_ANNOUNCE, _REVEAL = _make_reporter()  # type: ignore[no-untyped-call]
+
+import json  # noqa: E402  (after the marker is read and stdin closed)
+import runpy  # noqa: E402
+import traceback  # noqa: E402
+
+_open = open
+_dumps = json.dumps
+_exit = os._exit
+
+
+def _last_line(exc: BaseException) -> str:
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    name = type(exc).__name__
+    for line in text:
+        if line.startswith(name):
+            return line
+    return text[-1] if text else name
+
+
+def _origin(exc: BaseException, target: str, span: list) -> str:  # type: ignore[type-arg]
+    """Where the exception was raised: 'sample' (inside the injected lines), 'test' or 'other'."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "other"
+    last = frames[-1]
+    if os.path.abspath(last.filename) != target:
+        return "other"
+    if span and span[0] <= (last.lineno or 0) <= span[1]:
+        return "sample"
+    return "test"
+
+
+def _classify(exc: BaseException, target: str, span: list) -> dict:  # type: ignore[type-arg]
+    origin = _origin(exc, target, span)
+    detail = _last_line(exc)
+    tail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
+    if isinstance(exc, SystemExit):
+        return {"status": "exit", "exc_type": "SystemExit", "detail": "SystemExit(%r) before the "
+                "test finished" % (exc.code,), "origin": origin, "traceback": tail}
+    if isinstance(exc, MemoryError):
+        status = "memory"
+    elif isinstance(exc, AssertionError):
+        status = "failed"
+    elif type(exc) is Exception and origin == "test":
+        # The official modules' check block ends with `raise Exception("Result not True!!!")`.
+        status = "failed"
+    else:
+        status = "error"
+    return {"status": status, "exc_type": type(exc).__name__, "detail": detail,
+            "origin": origin, "traceback": tail}
+
+
+class _PytestCounter:
+    def __init__(self) -> None:
+        self.collected = 0
+        self.passed = 0
+        # (is it the test's own verdict (assert, pytest.fail), "Type: message") per failure
+        self.failures = []  # type: list[tuple[bool, str]]
+
+    def pytest_collection_modifyitems(self, items) -> None:  # type: ignore[no-untyped-def]
+        self.collected = len(items)
+
+    def pytest_collectreport(self, report) -> None:  # type: ignore[no-untyped-def]
+        if report.failed:
+            text = str(report.longrepr).strip().splitlines()
+            self.failures.append((False, text[-1] if text else "collection failed"))
+
+    def pytest_exception_interact(self, node, call, report) -> None:  # type: ignore[no-untyped-def]
+        excinfo = getattr(call, "excinfo", None)
+        if excinfo is None:
+            return
+        exc = excinfo.value
+        # pytest.fail() and a missed pytest.raises raise Failed: the test's verdict, like assert.
+        verdict = isinstance(exc, AssertionError) or type(exc).__name__ == "Failed"
+        self.failures.append((verdict, _last_line(exc)))
+
+    def pytest_runtest_logreport(self, report) -> None:  # type: ignore[no-untyped-def]
+        if report.when == "call" and report.passed:
+            self.passed += 1
+
+
+def _run_pytest(target: str, root: str) -> dict:  # type: ignore[type-arg]
+    try:
+        import pytest
+    except ImportError:
+        return {"status": "infra", "detail": "pytest is not installed in the project environment "
+                "(add it to the project's requirements)"}
+    counter = _PytestCounter()
+    code = pytest.main([target, "-q", "-p", "no:cacheprovider", "--rootdir", root],
+                       plugins=[counter])
+    if int(code) == 0 and counter.collected > 0 and counter.passed == counter.collected \
+            and not counter.failures:
+        return {"status": "passed"}
+    crashes = [line for verdict, line in counter.failures if not verdict]
+    if crashes:
+        return {"status": "error", "exc_type": crashes[0].split(":", 1)[0], "detail": crashes[0]}
+    if counter.failures:
+        first = counter.failures[0][1]
+        return {"status": "failed", "exc_type": first.split(":", 1)[0], "detail": first}
+    return {"status": "error", "detail": "pytest exited with %s after collecting %d test(s), "
+            "%d passed" % (code, counter.collected, counter.passed)}
+
+
+def _run(spec: dict) -> dict:  # type: ignore[type-arg]
+    target = spec["target"]
+    span = spec.get("span") or []
+    sys.argv = [target]
+    sys.path.insert(0, os.path.dirname(target))
+    try:
+        if spec["mode"] == "pytest":
+            return _run_pytest(target, spec["root"])
+        namespace = runpy.run_path(target, run_name="__main__")
+        test_func = spec.get("test_func")
+        if test_func and spec.get("call_test_func") and callable(namespace.get(test_func)):
+            if namespace[test_func]() is False:
+                return {"status": "failed", "exc_type": "", "detail": "%s() returned False"
+                        % test_func}
+    except BaseException as exc:
+        return _classify(exc, target, span)
+    return {"status": "passed"}
+
+
+def main() -> None:
+    with _open(sys.argv[1], encoding="utf-8") as handle:
+        spec = json.load(handle)
+    result_path = spec["result"]
+    outcome = _run(spec)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        outcome.setdefault("note", "stdout/stderr unusable at the end")
+    if outcome.get("status") == "passed":
+        outcome["marker"] = _REVEAL()
+    with _open(result_path, "w", encoding="utf-8") as handle:
+        handle.write(_dumps(outcome))
+    if outcome.get("status") == "passed":
+        _ANNOUNCE()
+        _exit(0)
+    _exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""The Python project runner on the built-in mini benchmark: verdicts, marker, base immutability.
+
+Environments are built once per session under a shared temporary root; packages come from the
+persistent uv cache, so after the first run this needs no network.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from codereval import data
+from codereval.benchmarks.codereval import load_records
+from codereval.environments import load_manifest
+from codereval.environments.python import PythonEnvironmentBuilder, default_root
+from codereval.model import Sample, Task, Verdict
+from codereval.runners.base import RunContext
+from codereval.runners.python import PythonProjectRunner
+from codereval.sandbox import Limits, get_sandbox, sandbox_class
+from codereval.workspace import tree_hash
+
+LIMITS = Limits(wall_time=4.0, memory_mb=512, processes=64)
+
+
+def _bwrap_or_skip() -> None:
+    reason = sandbox_class("bwrap").unavailable_reason()
+    if reason:
+        pytest.skip(f"hostile samples need bubblewrap: {reason}")
+
+
+@pytest.fixture(scope="session")
+def env_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    # Shared by xdist workers of one run: the builder's lock makes the second a cached no-op.
+    root = tmp_path_factory.getbasetemp().parent / "codereval-mini-envs"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEREVAL_UV_CACHE", str(default_root() / "uv-cache"))
+        builder = PythonEnvironmentBuilder()
+        for spec in load_manifest(data.mini_python_manifest()):
+            env = builder.build(spec, root=root)
+            assert env.ready, env.error
+        yield root
+
+
+@pytest.fixture(scope="session")
+def tasks() -> dict[str, Task]:
+    return {task.task_id: task for task in load_records(data.mini_python_records())}
+
+
+@pytest.fixture(scope="session")
+def samples() -> list[tuple[str, Sample]]:
+    rows = []
+    for line in data.mini_python_samples().read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        sample = Sample(task_id=row["task_id"], index=row["index"], code=row.get("code"),
+                        raw=row.get("raw", ""), model=row.get("model", ""))
+        rows.append((row["label"], sample))
+    return rows
+
+
+def _context(env_root: Path, work: Path, sandbox: str = "bwrap") -> RunContext:
+    return RunContext(sandbox=get_sandbox(sandbox), limits=LIMITS, work_root=work,
+                      env_root=env_root, tests_dir=data.mini_python_tests_dir())
+
+
+def _run_all(runner: PythonProjectRunner, pairs: list[tuple[Task, Sample]], ctx: RunContext):
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda pair: runner.run(pair[0], pair[1], ctx), pairs))
+
+
+def test_mini_benchmark_covers_every_level_and_both_layouts(tasks: dict[str, Task]) -> None:
+    levels = {task.level for task in tasks.values()}
+    assert len(levels) == 6
+    kinds = {task.test.kind.value for task in tasks.values() if task.test}
+    assert {"script", "pytest", "codereval_module", "codereval_standalone"} <= kinds
+    assert 12 <= len(tasks) <= 18
+
+
+@pytest.mark.slow
+def test_every_reference_passes_and_every_trivial_body_fails(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path
+) -> None:
+    _bwrap_or_skip()
+    runner = PythonProjectRunner()
+    ctx = _context(env_root, tmp_path)
+    assert runner.prepare(list(tasks.values()), ctx) == {}
+    chosen = [(label, s) for label, s in samples if label in ("reference", "reference_tabs",
+                                                              "trivial_pass")]
+    outcomes = _run_all(runner, [(tasks[s.task_id], s) for _, s in chosen], ctx)
+    for (label, sample), outcome in zip(chosen, outcomes, strict=True):
+        name = tasks[sample.task_id].name
+        if label == "trivial_pass":
+            assert outcome.verdict in (Verdict.FAILED, Verdict.RUNTIME_ERROR), (name, outcome)
+        else:
+            assert outcome.verdict is Verdict.PASSED, (name, label, outcome.detail,
+                                                       outcome.stderr_tail)
+            assert outcome.provenance.environment and outcome.provenance.harness_version
+            assert outcome.isolation.startswith("bwrap")
+
+
+EXPECTED = {
+    "wrong": {Verdict.FAILED, Verdict.RUNTIME_ERROR},
+    "crash": {Verdict.RUNTIME_ERROR},
+    "syntax_error": {Verdict.SYNTAX_ERROR},
+    "empty": {Verdict.NO_CODE},
+    "none_code": {Verdict.NO_CODE},
+    "slow": {Verdict.TIMEOUT},
+    "memory_hog": {Verdict.MEMORY_EXCEEDED},
+}
+
+
+@pytest.mark.slow
+def test_verdicts_and_hostile_samples_never_pass_and_leave_the_base_alone(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path
+) -> None:
+    _bwrap_or_skip()
+    runner = PythonProjectRunner()
+    ctx = _context(env_root, tmp_path / "work")
+    envs = sorted((env_root / "envs").iterdir())
+    before = {path.name: tree_hash(path) for path in envs}
+    official_before = tree_hash(data.mini_python_tests_dir())
+    chosen = [(label, s) for label, s in samples
+              if label not in ("reference", "reference_tabs", "trivial_pass")]
+    outcomes = _run_all(runner, [(tasks[s.task_id], s) for _, s in chosen], ctx)
+    by_label: dict[str, list[Verdict]] = {}
+    for (label, sample), outcome in zip(chosen, outcomes, strict=True):
+        by_label.setdefault(label, []).append(outcome.verdict)
+        assert outcome.verdict is not Verdict.PASSED, (tasks[sample.task_id].name, label)
+        assert outcome.verdict is not Verdict.INFRA_ERROR, (label, outcome.detail)
+        if label in EXPECTED:
+            assert outcome.verdict in EXPECTED[label], (tasks[sample.task_id].name, label,
+                                                        outcome)
+        if outcome.verdict is Verdict.RUNTIME_ERROR:
+            assert outcome.detail
+        if outcome.verdict not in (Verdict.SYNTAX_ERROR, Verdict.NO_CODE):
+            assert outcome.wall_time is not None
+            ended = outcome.exit_code is not None or outcome.signal is not None
+            assert ended or outcome.verdict is Verdict.TIMEOUT
+    # Every exploit in the built-in samples was exercised.
+    for label in ("exit0", "os_exit0", "guess_marker", "kill_parent", "patch_builtins",
+                  "atexit_marker", "patch_runner", "patch_pytest", "fork_bomb",
+                  "write_outside", "chmod_cwd", "raise_exit_in_test"):
+        assert label in by_label
+    assert {path.name: tree_hash(path) for path in envs} == before
+    assert tree_hash(data.mini_python_tests_dir()) == official_before
+    assert not list((tmp_path / "work").iterdir()), "workspaces must be removed"
+
+
+def test_runner_gives_infra_error_without_an_environment(
+    tasks: dict[str, Task], tmp_path: Path
+) -> None:
+    runner = PythonProjectRunner()
+    ctx = RunContext(sandbox=get_sandbox("none"), limits=LIMITS, work_root=tmp_path,
+                     env_root=tmp_path / "empty-cache", tests_dir=data.mini_python_tests_dir())
+    task = next(t for t in tasks.values() if t.name == "total")
+    reasons = runner.prepare([task], ctx)
+    assert "no environment built for project acme/invoicer" in reasons[task.task_id]
+    outcome = runner.run(task, Sample(task_id=task.task_id, code=task.reference), ctx)
+    assert outcome.verdict is Verdict.INFRA_ERROR
+    assert "codereval env build" in outcome.detail
+
+
+def test_official_task_without_tests_dir_is_infra_error(
+    tasks: dict[str, Task], tmp_path: Path
+) -> None:
+    runner = PythonProjectRunner()
+    ctx = RunContext(sandbox=get_sandbox("none"), limits=LIMITS, work_root=tmp_path,
+                     env_root=tmp_path)
+    task = next(t for t in tasks.values() if t.name == "degree")
+    outcome = runner.run(task, Sample(task_id=task.task_id, code=task.reference), ctx)
+    assert outcome.verdict is Verdict.INFRA_ERROR and "--tests-dir" in outcome.detail
+
+
+def test_missing_tests_dir_is_a_user_error(tasks: dict[str, Task], tmp_path: Path) -> None:
+    from codereval.errors import UserError
+
+    runner = PythonProjectRunner()
+    ctx = RunContext(sandbox=get_sandbox("none"), limits=LIMITS, work_root=tmp_path,
+                     env_root=tmp_path, tests_dir=tmp_path / "nope")
+    with pytest.raises(UserError, match="tests dir not found"):
+        runner.prepare(list(tasks.values()), ctx)
+
+
+def test_a_pass_needs_this_runs_marker() -> None:
+    from codereval.marker import new_marker
+    from codereval.model import Outcome, Stage
+    from codereval.runners.python import _judge
+    from codereval.sandbox import ExecResult
+
+    marker = new_marker()
+
+    def outcome(verdict: Verdict, stage: Stage, **fields: object) -> Outcome:
+        return Outcome(task_id="t", verdict=verdict, stage=stage, **fields)  # type: ignore[arg-type]
+
+    def result(stdout: bytes) -> ExecResult:
+        return ExecResult(exit_code=0, signal=None, wall_time=0.1, cpu_time=0.1,
+                          stdout=stdout, stderr=b"")
+
+    guessed = ("CODEREVAL-DONE-" + "0" * 32 + "\n").encode()
+    assert _judge(result(guessed), {}, marker, outcome).verdict is Verdict.RUNTIME_ERROR
+    forged = _judge(result(b""), {"status": "passed"}, marker, outcome)
+    assert forged.verdict is Verdict.FAILED and "without the run's marker" in forged.detail
+    real = _judge(result(f"\n{marker}\n".encode()), {"status": "passed"}, marker, outcome)
+    assert real.verdict is Verdict.PASSED
