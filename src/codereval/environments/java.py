@@ -1,0 +1,305 @@
+"""Java project environments: the source copied once, the classpath resolved once, compiled once.
+
+An environment directory (``<root>/envs/<slug>-<key>/``) holds ``src/`` (a copy of the project),
+``classes/`` and ``test-classes/`` (the project compiled by javac), ``env.json`` (source roots,
+the resolved dependency classpath, the JDK) and ``build.log``. It is keyed by the recipe, the
+source content, the harness version and the JDK, and is only read afterwards: every sample
+compiles its changed file into a private directory placed first on the classpath.
+
+Maven projects (a ``pom.xml``) get their dependency classpath from
+``mvn dependency:build-classpath`` (test scope), tried offline first so a warm local repository
+needs no network; plain projects list source roots and jars in the manifest.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codereval import HARNESS_VERSION
+from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
+from codereval.errors import ToolchainMissing
+from codereval.java.toolchain import (
+    JAVA_LOCALE_FLAGS,
+    find_jdk,
+    find_maven,
+    maven_repository,
+    tool_env,
+)
+from codereval.model import Language
+
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".idea", ".gradle"})
+MAVEN_MAIN_ROOTS = ("src/main/java",)
+MAVEN_TEST_ROOTS = ("src/test/java",)
+RESOURCE_ROOTS = ("src/main/resources", "src/test/resources")
+MAVEN_TIMEOUT = 900.0
+JAVAC_TIMEOUT = 900.0
+
+
+class BuildFailed(Exception):
+    """A step of the environment build failed; the message names the step and its last lines."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class JavaEnvInfo:
+    """What a built Java environment offers a runner (read from ``env.json``)."""
+
+    root: Path
+    project_root: Path
+    main_roots: tuple[Path, ...]
+    test_roots: tuple[Path, ...]
+    classes: Path
+    test_classes: Path
+    # Dependency jars and resource folders, in classpath order.
+    dependencies: tuple[Path, ...]
+    processors: bool
+
+    def compile_classpath(self) -> list[Path]:
+        return [self.classes, self.test_classes, *self.dependencies]
+
+    def find_source(self, relative: str) -> Path | None:
+        """The file ``relative`` (``<package path>/<File>.java``) in a main or test root."""
+        for root in (*self.main_roots, *self.test_roots):
+            candidate = root / relative
+            if candidate.is_file():
+                return candidate
+        return None
+
+
+def source_hash(root: Path) -> str:
+    """Hash of every file's relative path and content (build outputs and VCS data skipped)."""
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(path.read_bytes() if not path.is_symlink() else b"link")
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def _run(argv: list[str], *, cwd: Path, log: Path, step: str, timeout: float) -> str:
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(f"$ {' '.join(argv)}\n")
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              env=tool_env(), check=False)
+    except subprocess.TimeoutExpired:
+        raise BuildFailed(f"{step}: timed out after {timeout:.0f}s") from None
+    printed = done.stdout + done.stderr
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(printed + f"[exit {done.returncode}]\n")
+    if done.returncode != 0:
+        raise BuildFailed(f"{step} failed (exit {done.returncode}):\n{_tail(printed)}")
+    return printed
+
+
+class JavaEnvironmentBuilder(EnvironmentBuilder):
+    language = Language.JAVA
+
+    def build(self, spec: ProjectSpec, *, root: Path, force: bool = False) -> Environment:
+        jdk = find_jdk()
+        source = Path(spec.resolved_source())
+        if "://" in spec.source or not source.is_dir():
+            return Environment(
+                spec=spec, path=root, key="", ready=False,
+                error=f"Java project {spec.name}: source must be a local directory, got "
+                f"{spec.source!r}",
+            )
+        key = spec.key(source_hash=source_hash(source),
+                       harness_version=f"{HARNESS_VERSION}|{jdk.version}")
+        envs = root / "envs"
+        target = envs / f"{spec.slug}-{key}"
+        envs.mkdir(parents=True, exist_ok=True)
+        with (envs / f".{spec.slug}-{key}.lock").open("w") as lock:
+            # Two processes building the same environment: the second waits and reuses it.
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if force and target.exists():
+                shutil.rmtree(target)
+            if (target / "env.json").exists():
+                return Environment(spec=spec, path=target, key=key, ready=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{spec.slug}-{key}.", dir=envs))
+            try:
+                self._build_into(staging, spec=spec, source=source)
+            except (BuildFailed, ToolchainMissing, OSError) as exc:
+                log = staging / "build.log"
+                kept = envs / f"{spec.slug}-{key}.failed.log"
+                if log.exists():
+                    shutil.copyfile(log, kept)
+                shutil.rmtree(staging, ignore_errors=True)
+                message = exc.one_line() if isinstance(exc, ToolchainMissing) else str(exc)
+                return Environment(
+                    spec=spec, path=target, key=key, ready=False,
+                    error=f"Java environment for {spec.name} failed: {message} (log: {kept})",
+                )
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+        return Environment(spec=spec, path=target, key=key, ready=True)
+
+    def _build_into(self, staging: Path, *, spec: ProjectSpec, source: Path) -> None:
+        started = time.monotonic()
+        log = staging / "build.log"
+        log.write_text(f"building {spec.name} from {source}\n", encoding="utf-8")
+        shutil.copytree(source, staging / "src", symlinks=True,
+                        ignore=shutil.ignore_patterns(*SKIP_DIRS))
+        project = staging / "src" / spec.subdir if spec.subdir else staging / "src"
+        if not project.is_dir():
+            raise BuildFailed(f"subdir {spec.subdir!r} not found in {source}")
+        maven = (project / "pom.xml").is_file()
+        main_roots, test_roots = _source_roots(spec, project, maven=maven)
+        if not main_roots:
+            raise BuildFailed(
+                f"no Java source root in {source} (give source_roots in the projects manifest)"
+            )
+        dependencies: list[Path] = []
+        if maven:
+            dependencies += _maven_classpath(project, staging=staging, log=log)
+        dependencies += _jars(spec, project)
+        dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
+        processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
+        classes, test_classes = staging / "classes", staging / "test-classes"
+        _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
+               log=log, step="compiling the project")
+        _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
+               processors=processors, log=log, step="compiling the project's tests")
+        info = {
+            "name": spec.name,
+            "project_root": str(project.relative_to(staging)),
+            "main_roots": [str(r.relative_to(staging)) for r in main_roots],
+            "test_roots": [str(r.relative_to(staging)) for r in test_roots],
+            "dependencies": [_relative_or_absolute(p, staging) for p in dependencies],
+            "processors": processors,
+            "maven": maven,
+            "jdk": find_jdk().version,
+            "build_seconds": round(time.monotonic() - started, 2),
+        }
+        (staging / "env.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+
+    def check(self, env: Environment) -> str | None:
+        if not env.ready:
+            return env.error or "not built"
+        if not (env.path / "env.json").is_file():
+            return f"{env.path}: env.json missing (rebuild with `codereval env build --force`)"
+        try:
+            info = load_env_info(env.path)
+        except (OSError, ValueError, KeyError) as exc:
+            return f"{env.path}: env.json unreadable ({exc})"
+        missing = [p for p in (info.classes, *info.dependencies) if not p.exists()]
+        if missing:
+            return f"{env.path}: missing {missing[0]} (dependencies moved? rebuild with --force)"
+        return None
+
+
+def load_env_info(path: Path) -> JavaEnvInfo:
+    data: dict[str, Any] = json.loads((path / "env.json").read_text(encoding="utf-8"))
+
+    def here(entry: str) -> Path:
+        candidate = Path(entry)
+        return candidate if candidate.is_absolute() else path / candidate
+
+    return JavaEnvInfo(
+        root=path,
+        project_root=here(data["project_root"]),
+        main_roots=tuple(here(r) for r in data["main_roots"]),
+        test_roots=tuple(here(r) for r in data["test_roots"]),
+        classes=path / "classes",
+        test_classes=path / "test-classes",
+        dependencies=tuple(here(d) for d in data["dependencies"]),
+        processors=bool(data.get("processors", False)),
+    )
+
+
+def _relative_or_absolute(path: Path, staging: Path) -> str:
+    try:
+        return str(path.relative_to(staging))
+    except ValueError:
+        return str(path)
+
+
+def _source_roots(
+    spec: ProjectSpec, project: Path, *, maven: bool
+) -> tuple[list[Path], list[Path]]:
+    if spec.source_roots:
+        main = [project / r for r in spec.source_roots]
+        missing = [str(r) for r in main if not r.is_dir()]
+        if missing:
+            raise BuildFailed(f"source root(s) not found: {', '.join(missing)}")
+    elif maven or (project / MAVEN_MAIN_ROOTS[0]).is_dir():
+        main = [project / r for r in MAVEN_MAIN_ROOTS if (project / r).is_dir()]
+    elif (project / "src").is_dir():
+        main = [project / "src"]
+    else:
+        main = [project]
+    tests = [project / r for r in MAVEN_TEST_ROOTS if (project / r).is_dir() and
+             project / r not in main]
+    return main, tests
+
+
+def _maven_classpath(project: Path, *, staging: Path, log: Path) -> list[Path]:
+    output = staging / "maven-classpath.txt"
+    base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
+            "dependency:build-classpath", f"-Dmdep.outputFile={output}",
+            "-Dmdep.includeScope=test"]
+    try:
+        # Offline first: a local repository that already has everything needs no network.
+        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
+             step="resolving the Maven classpath offline", timeout=MAVEN_TIMEOUT)
+    except BuildFailed:
+        _run(base, cwd=project, log=log, step="resolving the Maven classpath (mvn "
+             "dependency:build-classpath)", timeout=MAVEN_TIMEOUT)
+    text = output.read_text(encoding="utf-8").strip() if output.exists() else ""
+    return [Path(entry) for entry in text.split(os.pathsep) if entry]
+
+
+def _jars(spec: ProjectSpec, project: Path) -> list[Path]:
+    found: list[Path] = []
+    for pattern in spec.jars:
+        matches = sorted(glob.glob(str(project / pattern)))
+        if not matches:
+            raise BuildFailed(f"jar {pattern!r} not found in the project")
+        found += [Path(m) for m in matches]
+    return found
+
+
+def _has_processor(jar: Path) -> bool:
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            return "META-INF/services/javax.annotation.processing.Processor" in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _javac(
+    roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path, step: str
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    files = sorted(str(p) for root in roots for p in root.rglob("*.java"))
+    if not files:
+        return
+    argfile = out.parent / f"{out.name}.sources"
+    argfile.write_text("\n".join(f'"{f}"' for f in files) + "\n", encoding="utf-8")
+    argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
+            "-encoding", "UTF-8", "-g", "-nowarn", "-d", str(out)]
+    if not processors:
+        argv.append("-proc:none")
+    if classpath:
+        argv += ["-cp", os.pathsep.join(str(p) for p in classpath)]
+    argv.append(f"@{argfile}")
+    _run(argv, cwd=out.parent, log=log, step=step, timeout=JAVAC_TIMEOUT)

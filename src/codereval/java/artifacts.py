@@ -1,0 +1,66 @@
+"""Single Maven Central artifacts the Java runner needs (the JUnit console launcher).
+
+Fetched once with ``mvn dependency:get`` into the local repository and used from there; a
+file already in the repository is used without asking Maven (offline runs).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from codereval.errors import ToolchainMissing
+from codereval.java.toolchain import find_maven, maven_repository, tool_env
+
+
+@dataclass(frozen=True, kw_only=True)
+class Artifact:
+    group: str
+    artifact: str
+    version: str
+
+    @property
+    def coordinates(self) -> str:
+        return f"{self.group}:{self.artifact}:{self.version}"
+
+    def path(self, repository: Path) -> Path:
+        return (repository.joinpath(*self.group.split("."), self.artifact, self.version)
+                / f"{self.artifact}-{self.version}.jar")
+
+
+# Bundles the JUnit Platform launcher with the Jupiter (JUnit 5) and Vintage (JUnit 4) engines.
+JUNIT_CONSOLE = Artifact(group="org.junit.platform", artifact="junit-platform-console-standalone",
+                         version="1.10.2")
+
+_fetch_lock = threading.Lock()
+
+
+class ArtifactUnavailable(Exception):
+    """The artifact is neither in the local repository nor downloadable."""
+
+
+def ensure_artifact(artifact: Artifact) -> Path:
+    repository = maven_repository()
+    path = artifact.path(repository)
+    if path.is_file():
+        return path
+    with _fetch_lock:
+        if path.is_file():
+            return path
+        try:
+            mvn = find_maven()
+        except ToolchainMissing as exc:
+            raise ArtifactUnavailable(f"{artifact.coordinates}: {exc.one_line()}") from None
+        argv = [str(mvn), "-B", "-q", f"-Dmaven.repo.local={repository}", "dependency:get",
+                f"-Dartifact={artifact.coordinates}", "-Dtransitive=false"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=600,
+                                  env=tool_env(), check=False)
+        except subprocess.TimeoutExpired:
+            raise ArtifactUnavailable(f"{artifact.coordinates}: mvn timed out") from None
+        if done.returncode != 0 or not path.is_file():
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+            raise ArtifactUnavailable(f"cannot fetch {artifact.coordinates} with Maven: {tail}")
+    return path

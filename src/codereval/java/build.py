@@ -1,0 +1,114 @@
+"""Build the Java parts of codereval (compiler service, test harness) from their shipped source.
+
+They are compiled with the machine's javac on first use (and by ``make`` setup via
+``python -m codereval.java.build``) into ``<cache>/java-tools/<hash of the sources + javac>``, so a
+changed source or JDK gets a fresh build and concurrent processes never see a half-built one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from codereval.errors import ToolchainMissing, UserError
+from codereval.java.toolchain import JAVA_LOCALE_FLAGS, cache_home, find_jdk, tool_env
+
+# Output directory name -> shipped source files (relative to this package).
+PARTS: dict[str, tuple[str, ...]] = {
+    "service": ("service/CompileServer.java",),
+    "harness": ("harness/RunTest.java",),
+}
+SERVICE_MAIN = "codereval.service.CompileServer"
+HARNESS_MAIN = "codereval.harness.RunTest"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JavaTools:
+    """Where the built classes are: put a directory on -cp and run its main class."""
+
+    service: Path
+    harness: Path
+    key: str
+
+
+def _source_text(relative: str) -> bytes:
+    return resources.files("codereval.java").joinpath(relative).read_bytes()
+
+
+def tools_key() -> str:
+    digest = hashlib.sha256(find_jdk().version.encode())
+    for part in sorted(PARTS):
+        for relative in PARTS[part]:
+            digest.update(relative.encode() + b"\0" + _source_text(relative) + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def ensure_built(*, root: Path | None = None) -> JavaTools:
+    """The built tools, compiling them first if this source + JDK has not been built yet."""
+    key = tools_key()
+    base = (root or cache_home()) / "java-tools"
+    target = base / key
+    tools = JavaTools(service=target / "service", harness=target / "harness", key=key)
+    if (target / "ok").exists():
+        return tools
+    base.mkdir(parents=True, exist_ok=True)
+    with (base / f".{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / "ok").exists():
+            return tools
+        staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=base))
+        try:
+            for part, files in PARTS.items():
+                _compile_part(staging, part, files)
+            (staging / "ok").write_text(key + "\n", encoding="utf-8")
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging)
+    return tools
+
+
+def _compile_part(staging: Path, part: str, files: tuple[str, ...]) -> None:
+    sources = staging / "src" / part
+    for relative in files:
+        path = sources / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(_source_text(relative))
+    javac = find_jdk().javac
+    argv = [str(javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS), "-encoding", "UTF-8",
+            "-nowarn", "--release", "11", "-d", str(staging / part)]
+    argv += [str(sources / relative) for relative in files]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=tool_env(),
+                          check=False)
+    if done.returncode != 0:
+        raise UserError(
+            f"building codereval's Java {part} failed: {done.stderr.strip()[-400:]}",
+            hint="check that javac works (javac -version)",
+        )
+
+
+def main() -> int:
+    """``python -m codereval.java.build``: build now (setup), or say why Java is skipped."""
+    try:
+        tools = ensure_built()
+    except ToolchainMissing as exc:
+        print(f"codereval: Java tools not built: {exc.one_line()}", file=sys.stderr)
+        return 0
+    except UserError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    print(f"codereval: Java compiler service and harness ready in {tools.service.parent}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+package codereval.harness;
+
+import java.io.ByteArrayInputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * Runs one test class and, only when it ran to its end, prints the per-run completion marker.
+ *
+ * <p>The marker arrives on stdin and is read before any test or sample class is loaded; it is
+ * then kept only in this frame's locals (out of reach of reflection) and stdin is replaced by an
+ * empty stream. The final line is written to the real stdout even if the code under test
+ * replaced System.out, and the JVM then halts so shutdown hooks cannot change the exit code.
+ *
+ * <p>Usage: RunTest main|junit TEST_CLASS
+ */
+public final class RunTest {
+    private RunTest() {}
+
+    public static void main(String[] args) throws IOException {
+        String marker = new String(System.in.readAllBytes(), StandardCharsets.UTF_8).trim();
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+        PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        if (args.length != 2 || marker.isEmpty()) {
+            System.err.println("usage: RunTest main|junit TEST_CLASS, marker on stdin");
+            Runtime.getRuntime().halt(2);
+        }
+        String status;
+        try {
+            status = "main".equals(args[0]) ? runMain(args[1]) : runJUnit(args[1]);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            cause.printStackTrace();
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+            return;
+        } catch (ReflectiveOperationException | LinkageError e) {
+            System.err.println("codereval harness: cannot run " + args[1] + ": " + e);
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+            return;
+        }
+        System.out.flush();
+        System.err.flush();
+        realOut.println(marker + " " + status);
+        realOut.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
+    static String runMain(String testClass) throws ReflectiveOperationException {
+        Class<?> cls = Class.forName(testClass, true, RunTest.class.getClassLoader());
+        Method main = cls.getMethod("main", String[].class);
+        main.invoke(null, (Object) new String[0]);
+        return "main";
+    }
+
+    /** Counts of what JUnit reported; failures are assertion errors, errors anything else. */
+    static final class Tally implements InvocationHandler {
+        int tests;
+        int failures;
+        int errors;
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            switch (method.getName()) {
+                case "executionFinished":
+                    finished(args[0], args[1]);
+                    return null;
+                case "hashCode":
+                    return System.identityHashCode(proxy);
+                case "equals":
+                    return proxy == args[0];
+                case "toString":
+                    return "codereval tally";
+                default:
+                    return null;
+            }
+        }
+
+        private void finished(Object identifier, Object result) throws ReflectiveOperationException {
+            boolean isTest = (Boolean) identifier.getClass().getMethod("isTest").invoke(identifier);
+            String status = result.getClass().getMethod("getStatus").invoke(result).toString();
+            if (isTest) {
+                tests++;
+            }
+            if (!"FAILED".equals(status)) {
+                return;
+            }
+            Optional<?> thrown = (Optional<?>) result.getClass().getMethod("getThrowable")
+                    .invoke(result);
+            Throwable error = (Throwable) thrown.orElse(null);
+            String name = identifier.getClass().getMethod("getDisplayName").invoke(identifier)
+                    .toString();
+            System.err.println("codereval: FAILED " + name);
+            if (error != null) {
+                error.printStackTrace();
+            }
+            if (isTest && error instanceof AssertionError) {
+                failures++;
+            } else {
+                errors++;
+            }
+        }
+    }
+
+    static String runJUnit(String testClass) throws ReflectiveOperationException {
+        ClassLoader loader = RunTest.class.getClassLoader();
+        Class<?> selectorType = Class.forName("org.junit.platform.engine.DiscoverySelector");
+        Class<?> selectors = Class.forName("org.junit.platform.engine.discovery.DiscoverySelectors");
+        Object selector = selectors.getMethod("selectClass", String.class).invoke(null, testClass);
+        Object selectorArray = Array.newInstance(selectorType, 1);
+        Array.set(selectorArray, 0, selector);
+        Class<?> builderType =
+                Class.forName("org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder");
+        Object builder = builderType.getMethod("request").invoke(null);
+        builderType.getMethod("selectors", selectorArray.getClass()).invoke(builder, selectorArray);
+        Object request = builderType.getMethod("build").invoke(builder);
+        Class<?> requestType = Class.forName("org.junit.platform.launcher.LauncherDiscoveryRequest");
+        Class<?> listenerType = Class.forName("org.junit.platform.launcher.TestExecutionListener");
+        Object launcher = Class.forName("org.junit.platform.launcher.core.LauncherFactory")
+                .getMethod("create").invoke(null);
+        Tally tally = new Tally();
+        Object listener = Proxy.newProxyInstance(loader, new Class<?>[] {listenerType}, tally);
+        Object listeners = Array.newInstance(listenerType, 1);
+        Array.set(listeners, 0, listener);
+        Class<?> launcherType = Class.forName("org.junit.platform.launcher.Launcher");
+        launcherType.getMethod("execute", requestType, listeners.getClass())
+                .invoke(launcher, request, listeners);
+        return "junit tests=" + tally.tests + " failures=" + tally.failures
+                + " errors=" + tally.errors;
+    }
+}

@@ -1,0 +1,411 @@
+"""Run generated Java methods inside their projects (CoderEval Java, our own Java tasks).
+
+Per sample: inject the method into its file, compile that file and the task's test class into a
+private directory against the environment's prebuilt classes (the warm compiler by default),
+then run the test in its own sandboxed JVM with the private directory first on the classpath.
+The base project and its environment are only read.
+
+Verdicts. A ``<Class>_<method>`` test (``java_main``) prints booleans from ``main``: in compat
+mode a sample passes when stdout holds "true" and no "false", as on the original platform; by
+default the test must also have run to its end, which our harness (``RunTest``) confirms by
+printing the per-run marker after ``main`` returned. JUnit 4/5 tests run through the JUnit
+Platform launcher: assertion failures are ``failed``, any other exception ``runtime_error``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codereval.environments.base import ProjectSpec, load_manifest
+from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, load_env_info
+from codereval.errors import UserError
+from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
+from codereval.java.compiler import DEFAULT_OPTIONS, JavaCompiler, WarmJavac
+from codereval.java.inject import (
+    JavaInjectionError,
+    first_class_name,
+    inject_method,
+    package_of,
+)
+from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
+from codereval.marker import new_marker
+from codereval.model import Language, Outcome, Sample, Stage, Task, TestKind, Verdict
+from codereval.runners.base import RunContext, Runner
+from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+
+TAIL = 2000
+JUNIT_KINDS = (TestKind.JUNIT4, TestKind.JUNIT5)
+# -XX:+ExitOnOutOfMemoryError prints this (to stdout) and exits with status 3.
+OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
+# Startup-friendly JVM: one GC thread, the C1 compiler only, no shared perf-data file.
+JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+             "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
+COMPILE_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TestSource:
+    """The test class to compile with the sample and run."""
+
+    __test__ = False
+
+    class_name: str  # fully qualified
+    relative: str  # as javac prints it: <package path>/<Class>.java
+    text: str
+    kind: TestKind
+
+
+class JavaProjectRunner(Runner):
+    name = "java-project"
+
+    def __init__(self, *, compiler: JavaCompiler | None = None) -> None:
+        self._compiler = compiler
+        self._lock = threading.Lock()
+        self._envs: dict[str, tuple[JavaEnvInfo, str] | str] = {}
+        self._tools: JavaTools | None = None
+        self._junit: Path | str | None = None
+
+    def missing_toolchain(self) -> str | None:
+        return missing_toolchain()
+
+    # ------------------------------------------------------------------ preparation
+
+    def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
+        blocked: dict[str, str] = {}
+        specs = self._specs(ctx)
+        for project in sorted({t.project for t in tasks}):
+            problem = self._environment(project, specs, ctx)
+            if isinstance(problem, str):
+                blocked.update({t.task_id: problem for t in tasks if t.project == project})
+        if any(t.test is not None and t.test.kind in JUNIT_KINDS for t in tasks):
+            junit = self._junit_launcher()
+            if isinstance(junit, str):
+                blocked.update({t.task_id: junit for t in tasks if t.test is not None
+                                and t.test.kind in JUNIT_KINDS and t.task_id not in blocked})
+        self._harness()
+        compiler = self.compiler()
+        if isinstance(compiler, WarmJavac):
+            compiler.warm_up()
+        return blocked
+
+    def compiler(self) -> JavaCompiler:
+        with self._lock:
+            if self._compiler is None:
+                # One warm JVM behind a lock: bench/java_compile.py measured a second one slower
+                # on 2 cores (it competes with the test JVMs and needs its own JIT warm-up).
+                self._compiler = WarmJavac(pool_size=1)
+            return self._compiler
+
+    def _harness(self) -> JavaTools:
+        with self._lock:
+            if self._tools is None:
+                self._tools = ensure_built()
+            return self._tools
+
+    def _junit_launcher(self) -> Path | str:
+        with self._lock:
+            if self._junit is None:
+                try:
+                    self._junit = ensure_artifact(JUNIT_CONSOLE)
+                except ArtifactUnavailable as exc:
+                    self._junit = f"JUnit launcher unavailable: {exc}"
+            return self._junit
+
+    @staticmethod
+    def _specs(ctx: RunContext) -> dict[str, ProjectSpec]:
+        where = ctx.projects_dir
+        if where is None:
+            return {}
+        if where.is_dir():
+            manifest = where / "projects.toml"
+            if manifest.is_file():
+                where = manifest
+            else:
+                return {
+                    d.name.replace("---", "/", 1): ProjectSpec(
+                        name=d.name.replace("---", "/", 1), language=Language.JAVA,
+                        source=str(d.resolve()))
+                    for d in sorted(where.iterdir()) if d.is_dir() and "---" in d.name
+                }
+        return {s.name: s for s in load_manifest(where)}
+
+    def _environment(
+        self, project: str, specs: dict[str, ProjectSpec] | None, ctx: RunContext
+    ) -> tuple[JavaEnvInfo, str] | str:
+        """(environment info, key) or why the project cannot run; built once per runner."""
+        with self._lock:
+            known = self._envs.get(project)
+        if known is not None:
+            return known
+        if specs is None:
+            specs = self._specs(ctx)
+        spec = specs.get(project)
+        result: tuple[JavaEnvInfo, str] | str
+        if spec is None:
+            result = (f"project {project!r} is not in the projects manifest "
+                      f"({ctx.projects_dir or 'none given: pass --projects'})")
+        else:
+            env = JavaEnvironmentBuilder().build(spec, root=ctx.env_root)
+            result = (load_env_info(env.path), env.key) if env.ready else env.error
+        with self._lock:
+            self._envs[project] = result
+        return result
+
+    def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
+        with self._lock:
+            known = self._envs.get(task.project)
+        return f"java:{known[1]}" if isinstance(known, tuple) else ""
+
+    def close(self) -> None:
+        with self._lock:
+            compiler = self._compiler
+        if compiler is not None:
+            compiler.close()
+
+    # ------------------------------------------------------------------ one sample
+
+    def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
+        def outcome(verdict: Verdict, stage: Stage, detail: str = "", **more: object) -> Outcome:
+            return Outcome(task_id=task.task_id, sample_index=sample.index, verdict=verdict,
+                           stage=stage, detail=detail, **more)
+
+        if sample.code is None or not sample.code.strip():
+            return outcome(Verdict.NO_CODE, Stage.EXTRACT, "no code was extracted")
+        location = task.location
+        if location is None or not location.file_path or location.lineno < 1:
+            return outcome(Verdict.INFRA_ERROR, Stage.INJECT, "the task has no file location")
+        try:
+            env = self._environment(task.project, None, ctx)
+        except UserError as exc:
+            return outcome(Verdict.INFRA_ERROR, Stage.ENVIRONMENT, exc.one_line())
+        if isinstance(env, str):
+            return outcome(Verdict.INFRA_ERROR, Stage.ENVIRONMENT, env)
+        info, _key = env
+        target = info.find_source(location.file_path)
+        if target is None:
+            return outcome(Verdict.INFRA_ERROR, Stage.INJECT,
+                           f"{location.file_path} is not in any source root of {task.project}")
+        try:
+            injected = inject_method(target.read_text(encoding="utf-8"), sample.code,
+                                     lineno=location.lineno, end_lineno=location.end_lineno,
+                                     compat=ctx.compat)
+            test = self._test_source(task, info, ctx)
+        except (JavaInjectionError, OSError, ValueError) as exc:
+            return outcome(Verdict.INFRA_ERROR, Stage.INJECT, f"{task.task_id}: {exc}")
+        notes = []
+        if injected.privates_rewritten:
+            notes.append(f"compat: rewrote {injected.privates_rewritten} 'private ' to 'public ' "
+                         f"in {location.file_path}")
+        ctx.work_root.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="java-", dir=ctx.work_root))
+        try:
+            return self._compile_and_run(task, sample, ctx, info=info, work=work, test=test,
+                                         sources={location.file_path: injected.text},
+                                         notes=notes)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def _compile_and_run(
+        self, task: Task, sample: Sample, ctx: RunContext, *, info: JavaEnvInfo, work: Path,
+        test: TestSource, sources: dict[str, str], notes: list[str],
+    ) -> Outcome:
+        base = {"task_id": task.task_id, "sample_index": sample.index}
+        note = "; ".join(notes)
+        classes = work / "classes"
+        options = list(DEFAULT_OPTIONS) if not info.processors else ["-g"]
+        if test.relative not in sources:
+            sources[test.relative] = test.text
+        compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
+                                           out_dir=classes, options=options,
+                                           timeout=COMPILE_TIMEOUT)
+        if compiled.infra_error:
+            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                           detail=compiled.infra_error)
+        if compiled.timed_out:
+            return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
+                           detail=_join(f"compiling took over {COMPILE_TIMEOUT:.0f}s", note))
+        if not compiled.ok:
+            return Outcome(**base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
+                           detail=_join(compiled.diagnostics.strip()[:4000], note),
+                           stderr_tail=compiled.diagnostics[-TAIL:])
+        marker = new_marker()
+        result = ctx.sandbox.run(self._request(ctx, info=info, work=work, test=test,
+                                               classes=classes, marker=marker))
+        return _classify(result, base=base, marker=marker, test=test, compat=ctx.compat,
+                         note=note)
+
+    def _request(
+        self, ctx: RunContext, *, info: JavaEnvInfo, work: Path, test: TestSource,
+        classes: Path, marker: str,
+    ) -> ExecRequest:
+        scratch = work / "scratch"
+        scratch.mkdir()
+        classpath = [classes, info.test_classes, info.classes, *info.dependencies,
+                     self._harness().harness]
+        if test.kind in JUNIT_KINDS:
+            junit = self._junit_launcher()
+            if isinstance(junit, Path):
+                classpath.append(junit)
+        memory = ctx.limits.memory_mb
+        heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
+        mode = "junit" if test.kind in JUNIT_KINDS else "main"
+        argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *heap,
+                f"-Djava.io.tmpdir={scratch}", "-cp", os.pathsep.join(map(str, classpath)),
+                HARNESS_MAIN, mode, test.class_name)
+        # The JVM reserves far more address space than it uses: memory is held by -Xmx and
+        # the sandbox's cgroup, never by RLIMIT_AS.
+        limits = dataclasses.replace(ctx.limits, address_space=False)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch),
+               "LC_ALL": "C.UTF-8"}
+        # Everything the JVM reads, made visible read-only (the sandbox may hide /tmp).
+        outside = [p for p in classpath[3:] if not p.is_relative_to(info.root)]
+        needed = [classes, info.root, *outside]
+        mounts = tuple(Mount(source=p, target=p) for p in dict.fromkeys(needed) if p.exists())
+        return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
+                           stdin=(marker + "\n").encode(), limits=limits)
+
+    def _test_source(self, task: Task, info: JavaEnvInfo, ctx: RunContext) -> TestSource:
+        spec = task.test
+        location = task.location
+        assert location is not None
+        kind = spec.kind if spec is not None else TestKind.JAVA_MAIN
+        if kind not in (TestKind.JAVA_MAIN, *JUNIT_KINDS):
+            raise ValueError(f"test kind {kind.value} is not a Java test")
+        text = ""
+        if spec is not None and spec.code:
+            text = spec.code
+        elif spec is not None and spec.path:
+            path = info.project_root / spec.path
+            if not path.is_file() and ctx.tests_dir is not None:
+                path = ctx.tests_dir / spec.path
+            text = path.read_text(encoding="utf-8")
+        else:
+            text = _official_test(task, info, ctx)
+        package = package_of(text)
+        name = first_class_name(text)
+        if not name:
+            raise ValueError("the test has no class declaration")
+        prefix = package.replace(".", "/") + "/" if package else ""
+        return TestSource(class_name=f"{package}.{name}" if package else name,
+                          relative=f"{prefix}{name}.java", text=text, kind=kind)
+
+
+def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str:
+    """CoderEval's layout: a ``<Class>_<method>.java`` beside the class, in a test root or
+    under --tests-dir (optionally inside a ``<owner>---<repo>`` folder)."""
+    location = task.location
+    assert location is not None
+    folder = location.file_path.rpartition("/")[0]
+    cls = location.class_name or Path(location.file_path).stem
+    relative = f"{folder}/{cls}_{task.name}.java" if folder else f"{cls}_{task.name}.java"
+    candidates = [root / relative for root in (*info.test_roots, *info.main_roots)]
+    if ctx.tests_dir is not None:
+        slug = task.project.replace("/", "---")
+        candidates += [ctx.tests_dir / relative, ctx.tests_dir / slug / relative]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    raise ValueError(f"no test for the task: looked for {relative} in the test roots"
+                     + (" and --tests-dir" if ctx.tests_dir else " (pass --tests-dir?)"))
+
+
+_BOOL = re.compile(r"\b(true|false)\b")
+_JUNIT = re.compile(r"junit tests=(\d+) failures=(\d+) errors=(\d+)")
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+_THROWN = re.compile(r"(Exception in thread .*|(Caused by: )?[A-Za-z_$][\w$]*(\.[\w$]+)+(: .*)?)")
+
+
+def _exception_line(stderr: str) -> str:
+    """The first line that names a thrown class (``java.lang.X: message``)."""
+    for line in stderr.splitlines():
+        if _THROWN.fullmatch(line.rstrip()):
+            return line.strip()[:500]
+    lines = stderr.strip().splitlines()
+    return lines[-1][:500] if lines else ""
+
+
+def _classify(
+    result: ExecResult, *, base: dict[str, object], marker: str, test: TestSource,
+    compat: bool, note: str,
+) -> Outcome:
+    stdout = result.stdout.decode("utf-8", "replace")
+    stderr = result.stderr.decode("utf-8", "replace")
+    status = ""
+    kept: list[str] = []
+    for line in stdout.splitlines():
+        if line.startswith(marker + " "):
+            status = line[len(marker) + 1:].strip()
+        else:
+            kept.append(line)
+    printed = "\n".join(kept)
+    common = {
+        **base,
+        "exit_code": result.exit_code,
+        "signal": result.signal,
+        "wall_time": result.wall_time,
+        "cpu_time": result.cpu_time,
+        "stdout_tail": printed[-TAIL:],
+        "stderr_tail": stderr[-TAIL:],
+        "isolation": result.isolation,
+    }
+
+    def done(verdict: Verdict, stage: Stage, detail: str) -> Outcome:
+        return Outcome(verdict=verdict, stage=stage, detail=_join(detail, note),
+                       **common)
+
+    if result.sandbox_error:
+        return done(Verdict.INFRA_ERROR, Stage.RUN, f"sandbox: {result.sandbox_error}")
+    if result.timed_out:
+        return done(Verdict.TIMEOUT, Stage.RUN, "the test ran out of time")
+    jvm_oom = result.exit_code == OOM_EXIT[0] and OOM_EXIT[1] in stdout + stderr
+    if result.memory_exceeded or jvm_oom:
+        return done(Verdict.MEMORY_EXCEEDED, Stage.RUN, "the JVM ran out of memory")
+    words = _BOOL.findall(printed)
+    if test.kind is TestKind.JAVA_MAIN and compat:
+        # The original platform: stdout holds "true" and no "false", whatever else happened.
+        if "true" in words and "false" not in words:
+            return done(Verdict.PASSED, Stage.DONE, "compat: stdout has true and no false")
+        if result.exit_code == 0 and result.signal is None:
+            return done(Verdict.FAILED, Stage.CHECK, "compat: stdout lacks true or has false")
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, _exception_line(stderr))
+    finished = bool(status) and result.exit_code == 0
+    if not finished:
+        if result.exit_code == 0 and result.signal is None:
+            return done(Verdict.FAILED, Stage.RUN,
+                        "the JVM exited 0 before the test finished (System.exit in the code?)")
+        why = _exception_line(stderr) or (
+            f"killed by signal {result.signal}" if result.signal else
+            f"exit code {result.exit_code}")
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, why)
+    if test.kind is TestKind.JAVA_MAIN:
+        if "false" in words:
+            return done(Verdict.FAILED, Stage.CHECK, "the test printed false")
+        if "true" not in words:
+            return done(Verdict.FAILED, Stage.CHECK, "the test printed no true")
+        return done(Verdict.PASSED, Stage.DONE, "")
+    match = _JUNIT.fullmatch(status)
+    if match is None:
+        return done(Verdict.INFRA_ERROR, Stage.CHECK, f"unreadable harness status {status!r}")
+    tests, failures, errors = (int(g) for g in match.groups())
+    summary = f"JUnit: {tests} tests, {failures} failed, {errors} errors"
+    if errors:
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, _join(summary, _exception_line(stderr)))
+    if failures:
+        return done(Verdict.FAILED, Stage.CHECK, _join(summary, _exception_line(stderr)))
+    if tests == 0:
+        return done(Verdict.INFRA_ERROR, Stage.CHECK, f"JUnit found no tests in {test.class_name}")
+    return done(Verdict.PASSED, Stage.DONE, summary)
