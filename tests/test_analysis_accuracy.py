@@ -7,6 +7,8 @@ fails here and the documentation is updated with it.
 
 from __future__ import annotations
 
+import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,8 +23,9 @@ Diff = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 KNOWN_DIFFERENCES: dict[str, dict[str, Diff]] = {
     "codereval": {},
     "mini-python": {
-        # `from dateutil import parser`: parser is a module (a type, like `os`), but dateutil is
-        # not installed here, so nothing tells it from a function or a variable.
+        # `from dateutil import parser`: parser is a module (a type, like `os`), but the analysis
+        # looks for submodules only in the project tree, so with or without the project's
+        # environment (--python) nothing tells it from a function or a variable.
         "parse_date": ({"TypeReference": ("parser",)}, {"VarReference": ("parser",)}),
     },
     "mini-java": {
@@ -45,16 +48,7 @@ KNOWN_DIFFERENCES: dict[str, dict[str, Diff]] = {
 KNOWN_LEVELS: dict[str, dict[str, tuple[str, str]]] = {
     "codereval": {},
     "mini-java": {},
-    "mini-python": {
-        # uses the module-level regex _SEPARATORS: a file-level variable
-        "slugify": ("slib_runnable", "file_runnable"),
-        # raises NodeMissing, a class defined at the top of graph.py
-        "degree": ("class_runnable", "file_runnable"),
-        # only a parameter's methods and collections.deque; no project name in the code
-        "bfs_order": ("project_runnable", "slib_runnable"),
-        # raises CycleError, defined in the same file; no project name in the code
-        "topological_sort": ("project_runnable", "file_runnable"),
-    },
+    "mini-python": {},
 }
 
 
@@ -102,3 +96,22 @@ def test_every_task_of_the_mini_benchmarks(benchmark: str) -> None:
     )
     assert rows
     _check(rows, benchmark)
+
+
+def test_mini_python_records_describe_their_project_files() -> None:
+    """The analysis reads a record's file_content but resolves imports in the project tree, so
+    the two must be the same file, the span must be the reference, and every level must have
+    at least two tasks for the agreement to mean something."""
+    folder = builtin_dir("mini_python")
+    tasks = load_benchmark("mini-python", data_dir=None, tasks_path=None)
+    for task in tasks:
+        assert task.location is not None and task.file_content, task.name
+        project = folder / "projects" / task.project.replace("/", "---")
+        assert (project / task.location.file_path).read_text(encoding="utf-8") == (
+            task.file_content
+        ), task.name
+        lines = task.file_content.splitlines(keepends=True)
+        span = "".join(lines[task.location.lineno - 1 : task.location.end_lineno])
+        assert textwrap.dedent(span) == task.reference, task.name
+    levels = Counter(task.level.value for task in tasks if task.level)
+    assert len(levels) == 6 and min(levels.values()) >= 2, levels

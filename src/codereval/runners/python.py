@@ -109,8 +109,12 @@ class PythonProjectRunner(Runner):
                 self._envs[project] = find_environment(_env_cache_root(ctx.env_root), project)
             return self._envs[project]
 
-    def _build_missing(self, projects: set[str], ctx: RunContext) -> None:
-        """Build environments for projects named in ``<projects_dir>/projects.toml``."""
+    def _resolve_from_manifest(self, projects: set[str], ctx: RunContext) -> None:
+        """Use exactly the environment the manifest describes, building it when missing.
+
+        ``build`` is a cache lookup by content key when nothing changed, so a project whose
+        source or requirements changed gets a fresh environment instead of the newest stale one.
+        """
         manifest = ctx.projects_dir / "projects.toml" if ctx.projects_dir else None
         if manifest is None or not manifest.is_file():
             return
@@ -124,9 +128,7 @@ class PythonProjectRunner(Runner):
     def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
         require_tests_dir(ctx.tests_dir)
         projects = {task.project for task in tasks if task.project}
-        missing = {p for p in projects if not (env := self._environment(p, ctx)) or not env.ready}
-        if missing:
-            self._build_missing(missing, ctx)
+        self._resolve_from_manifest(projects, ctx)
         reasons: dict[str, str] = {}
         for task in tasks:
             reason = self._unrunnable(task, ctx)

@@ -1,16 +1,14 @@
 """Traversals over graphkit graphs."""
 from collections import deque
 
-from graphkit.graph import Graph, NodeMissing
-
-
-class CycleError(ValueError):
-    """The graph has a cycle, so it has no topological order."""
+from graphkit.graph import CycleError, Graph, NodeMissing
 
 
 def bfs_order(graph, start):
     """Nodes reachable from start in breadth-first order, visiting neighbours in
     sorted order; start comes first. Unknown start raises NodeMissing."""
+    if start not in graph.nodes():
+        raise NodeMissing(start)
     seen = {start}
     order = []
     queue = deque([start])

@@ -5,6 +5,10 @@ class NodeMissing(KeyError):
     """A node that is not in the graph was asked for."""
 
 
+class CycleError(ValueError):
+    """The graph has a cycle, so it has no topological order."""
+
+
 class Graph:
     def __init__(self, directed=False):
         self.directed = directed
@@ -31,9 +35,7 @@ class Graph:
     def degree(self, node):
         """The number of edges touching node; in a directed graph, in-edges plus
         out-edges. A self-loop counts twice. Unknown nodes raise NodeMissing."""
-        if node not in self._adjacency:
-            raise NodeMissing(node)
-        out_edges = len(self._adjacency[node])
+        out_edges = len(self.neighbors(node))
         if not self.directed:
             return out_edges + (1 if node in self._adjacency[node] else 0)
         in_edges = sum(1 for targets in self._adjacency.values() if node in targets)

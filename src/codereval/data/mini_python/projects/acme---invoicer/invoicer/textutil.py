@@ -2,8 +2,6 @@
 import re
 import unicodedata
 
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
-
 
 def normalize_whitespace(text):
     """Collapse every run of whitespace in text into one space and strip both ends."""
@@ -14,7 +12,7 @@ def slugify(text, separator="-"):
     """Turn text into a lowercase ASCII slug: accents removed, other characters
     replaced by the separator, no separator at either end."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = _SEPARATORS.sub(separator, ascii_text.lower())
+    slug = re.sub(r"[^a-z0-9]+", separator, ascii_text.lower())
     return slug.strip(separator)
 
 
