@@ -46,7 +46,7 @@ def _verdict(root: Path, env_root: Path, records: Path) -> Verdict:
         limits=Limits(wall_time=20.0, memory_mb=1024),
         work_root=root / "work",
         env_root=env_root,
-        projects_dir=root,
+        projects_dir=root / "my-projects.toml",  # any manifest name works
     )
     runner = PythonProjectRunner()
     assert runner.prepare([task], ctx) == {}
@@ -57,7 +57,7 @@ def _verdict(root: Path, env_root: Path, records: Path) -> Verdict:
 def test_a_changed_source_gets_a_fresh_environment(tmp_path: Path) -> None:
     (tmp_path / "work").mkdir()
     env_root = tmp_path / "envs"
-    (tmp_path / "projects.toml").write_text(
+    (tmp_path / "my-projects.toml").write_text(
         '[projects."acme/demo"]\nlanguage = "python"\nsource = "projects/acme---demo"\n'
     )
     _project(tmp_path, HELPER_V1)

@@ -1,9 +1,245 @@
-"""`codereval evaluate` (not yet built)."""
+"""`codereval evaluate`: run samples (or the references) in their projects, into a run directory."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
+
 import click
+
+from codereval.errors import UserError
+from codereval.model import Sample, Task
+
+
+class Interrupted(UserError):
+    """Ctrl-C: the store holds every outcome finished so far; the same command resumes."""
+
+    exit_code = 130
+
+
+def _default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _load_tasks(
+    benchmark: str | None, tasks_path: Path | None, data_dir: Path | None
+) -> tuple[str, list[Task], str, Path | None]:
+    """(benchmark name, tasks, source, built-in folder when the benchmark ships one)."""
+    from codereval.benchmarks import builtin_dir, load_benchmark
+    from codereval.benchmarks.codereval import load_records
+
+    if benchmark is None:
+        if tasks_path is None:
+            raise UserError(
+                "nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME"
+            )
+        return "codereval", load_records(tasks_path), str(tasks_path), None
+    tasks = load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
+    folder = builtin_dir(benchmark.replace("-", "_")) if benchmark.startswith("mini-") else None
+    source = str(tasks_path or folder or data_dir or benchmark)
+    return benchmark, tasks, source, folder
+
+
+@click.command("evaluate")
+@click.option(
+    "--tasks",
+    "tasks_path",
+    type=click.Path(path_type=Path),
+    help="CoderEval records file (CoderEval4Python.json, records.jsonl ...).",
+)
+@click.option("--benchmark", default=None, help="A benchmark by name: mini-python, humaneval ...")
+@click.option(
+    "--data-dir", type=click.Path(path_type=Path), help="Where the benchmark's data files are."
+)
+@click.option(
+    "--samples",
+    "samples_path",
+    type=click.Path(path_type=Path),
+    help="Samples: the official file ({_id, generate_results}) or JSONL {task_id, completion}; "
+    "a built-in benchmark defaults to its own.",
+)
+@click.option(
+    "--tests-dir",
+    type=click.Path(path_type=Path),
+    help="The official CoderEval test tree (the folder holding repos/); a built-in benchmark "
+    "defaults to its own.",
+)
+@click.option(
+    "--projects",
+    type=click.Path(path_type=Path),
+    help="Projects manifest (projects.toml); a built-in benchmark defaults to its own.",
+)
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel samples [cores]."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Wall-time limit per sample, seconds.",
+)
+@click.option(
+    "--memory",
+    "memory_mb",
+    type=click.IntRange(min=16),
+    default=2048,
+    show_default=True,
+    help="Memory limit per sample, MB.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "rlimit", "none"]),
+    default="auto",
+    show_default=True,
+    help="Isolation: auto picks the strongest that works here; none is for debugging only.",
+)
+@click.option("--compat", is_flag=True, help="Reproduce the original platform's quirks.")
+@click.option("--rerun", is_flag=True, help="Discard what --out holds and evaluate everything.")
+@click.option(
+    "--reference", is_flag=True, help="Gold validation: run each task's reference instead."
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --reference: runs of each reference (flaky tests change verdict) [3].",
+)
+@click.option(
+    "--out", "run_dir", required=True, type=click.Path(path_type=Path), help="Run directory."
+)
+def evaluate_command(
+    tasks_path: Path | None,
+    benchmark: str | None,
+    data_dir: Path | None,
+    samples_path: Path | None,
+    tests_dir: Path | None,
+    projects: Path | None,
+    jobs: int | None,
+    timeout: float,
+    memory_mb: int,
+    sandbox: str,
+    compat: bool,
+    rerun: bool,
+    reference: bool,
+    repeat: int | None,
+    run_dir: Path,
+) -> None:
+    """Run samples inside their projects, sandboxed and in parallel, into a run directory.
+
+    Outcomes are written as they come (results.sqlite, outcomes.jsonl, the official
+    <samples>_out.jsonl). Interrupted and re-run with the same command, it resumes without
+    running a finished sample again. With --reference it validates the benchmark itself: each
+    reference is run --repeat times and trivial bodies are probed; gold.jsonl lists broken,
+    flaky and weak tasks (use it with `codereval score --exclude-flagged`).
+
+    \b
+    Examples:
+      codereval evaluate --benchmark mini-python --out runs/mini
+      codereval evaluate --tasks CoderEval4Python.json --samples Raw_Input.jsonl \\
+          --tests-dir codereval-tests --projects projects.toml --jobs 2 --out runs/chatgpt
+      codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
+    """
+    from codereval.benchmarks.samples import load_samples
+    from codereval.engine import Benchmark, EvalOptions, evaluate
+    from codereval.store import official_results_name
+
+    if repeat is not None and not reference:
+        raise UserError("--repeat only applies with --reference")
+    if reference and samples_path is not None:
+        raise UserError("--reference runs the references; do not pass --samples as well")
+    if tests_dir is not None and not tests_dir.is_dir():
+        raise UserError(f"tests directory not found: {tests_dir}", hint="check --tests-dir")
+    name, tasks, source, builtin = _load_tasks(benchmark, tasks_path, data_dir)
+    if projects is None and builtin is not None and (builtin / "projects.toml").exists():
+        projects = builtin / "projects.toml"
+    if tests_dir is None and builtin is not None and (builtin / "official").is_dir():
+        # A built-in benchmark ships its official-layout tests beside its records.
+        tests_dir = builtin / "official"
+    if projects is not None and not projects.is_file():
+        raise UserError(f"projects manifest not found: {projects}", hint="check --projects")
+
+    samples: list[Sample]
+    if reference:
+        from codereval.gold import gold_samples
+
+        samples = gold_samples(tasks, repeat=repeat or 3)
+        official_name = ""
+    else:
+        if samples_path is None and builtin is not None and (builtin / "samples.jsonl").exists():
+            samples_path = builtin / "samples.jsonl"
+        if samples_path is None:
+            raise UserError("no samples to evaluate", hint="pass --samples FILE (or --reference)")
+        samples = load_samples(samples_path)
+        official_name = official_results_name(samples_path.name)
+
+    options = EvalOptions(
+        jobs=jobs or _default_jobs(),
+        timeout=timeout,
+        memory_mb=memory_mb,
+        sandbox=sandbox,
+        compat=compat,
+        rerun=rerun,
+        tests_dir=tests_dir,
+        projects=projects,
+        mode=f"reference x{repeat or 3}" if reference else "samples",
+        progress=True,
+        official_name=official_name,
+    )
+    try:
+        report = evaluate(
+            benchmark=Benchmark(
+                name=name,
+                tasks=tasks,
+                source=source,
+                source_sha256=_file_sha256(tasks_path) if tasks_path else "",
+            ),
+            samples=samples,
+            run_dir=run_dir,
+            options=options,
+        )
+    except KeyboardInterrupt:
+        # Raised here, not left to click, which would turn it into a bare "aborted".
+        raise Interrupted(
+            f"interrupted; finished outcomes are kept in {run_dir}",
+            hint="re-run the same command to resume",
+        ) from None
+    click.echo(
+        f"{len(report.outcomes)} outcomes for {len(report.samples)} samples of "
+        f"{len({s.task_id for s in report.samples})} tasks: {report.ran} run now, "
+        f"{report.skipped} already done; isolation {report.isolation}; in {run_dir}"
+    )
+    click.echo(
+        "verdicts: " + (", ".join(f"{v} {n}" for v, n in report.counts.most_common()) or "none")
+    )
+    infra = report.counts.get("infra_error", 0)
+    if infra:
+        click.echo(
+            f"note: {infra} infra_error outcome(s) are the harness's failures, not the model's; "
+            "see outcomes.jsonl"
+        )
+    if reference:
+        from rich.console import Console
+
+        from codereval.gold import classify, gold_summary, gold_table, write_gold
+
+        rows = classify(report.tasks, report.samples, report.outcomes)
+        path = write_gold(run_dir / "gold.jsonl", rows)
+        table = gold_table(rows)
+        if table is not None:
+            Console().print(table)
+        click.echo(gold_summary(rows))
+        click.echo(f"wrote {path}; exclude flagged tasks with: codereval score RUNS "
+                   f"--exclude-flagged {path}")
+        return
+    click.echo(f"pass@1: {100 * report.pass_at_1():.2f}%")
 
 
 def register(app: click.Group) -> None:
     """Adds this module's commands to the app."""
+    app.add_command(evaluate_command)

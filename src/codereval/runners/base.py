@@ -26,7 +26,7 @@ class RunContext:
     env_root: Path
     # The official CoderEval test tree (repos/...), when given with --tests-dir.
     tests_dir: Path | None = None
-    # Where project sources are found by project name (owner/repo); may be empty.
+    # The projects manifest, or the folder holding it as projects.toml (see `codereval env`).
     projects_dir: Path | None = None
     # Reproduce the original platform's quirks instead of fixing them.
     compat: bool = False

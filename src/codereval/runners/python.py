@@ -115,7 +115,9 @@ class PythonProjectRunner(Runner):
         ``build`` is a cache lookup by content key when nothing changed, so a project whose
         source or requirements changed gets a fresh environment instead of the newest stale one.
         """
-        manifest = ctx.projects_dir / "projects.toml" if ctx.projects_dir else None
+        manifest = ctx.projects_dir
+        if manifest is not None and manifest.is_dir():
+            manifest = manifest / "projects.toml"
         if manifest is None or not manifest.is_file():
             return
         builder = PythonEnvironmentBuilder()

@@ -1,0 +1,310 @@
+"""Our engine against the original platform's way of running Python samples, on the same tasks.
+
+The baseline does what the original CoderEval platform did: one sample at a time, inject the
+code into the project file in place (here in one copy of the project, so the base is safe),
+start a fresh interpreter on the test, judge by exit code, put the file back. Our engine runs
+the same samples through `evaluate` (private workspace, sandbox, marker-checked harness, store),
+with --jobs 1 and with one job per core. Then the overhead we add per sample is broken down into
+workspace, sandbox, interpreter and test, measured here directly (the runner records no phases).
+
+Samples are each task's reference, repeated: every run does the full work of a passing test.
+
+    .venv/bin/python bench/python_engine.py [--benchmark mini-python] [--repeat 3]
+
+Without the built-in mini benchmark (or with --generated) a small generated project is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from codereval.engine import Benchmark, EvalOptions, evaluate
+from codereval.environments.base import Environment
+from codereval.environments.python import (
+    default_root,
+    find_environment,
+    is_sealed,
+    venv_python,
+)
+from codereval.inject import inject_at
+from codereval.model import Sample, Task, TestKind, Verdict
+from codereval.sandbox import ExecRequest, Mount, get_sandbox
+from codereval.workspace import choose_strategy, make_workspace, remove_tree
+
+GENERATED_FUNCTIONS = {
+    "clamp": ("def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n", "clamp(5, 0, 3) == 3"),
+    "mean": ("def mean(xs):\n    return sum(xs) / len(xs)\n", "mean([1, 2, 3]) == 2"),
+    "words": ("def words(text):\n    return text.split()\n", "words('a b') == ['a', 'b']"),
+    "is_even": ("def is_even(n):\n    return n % 2 == 0\n", "is_even(4) and not is_even(3)"),
+    "rev": ("def rev(s):\n    return s[::-1]\n", "rev('abc') == 'cba'"),
+    "square": ("def square(n):\n    return n * n\n", "square(7) == 49"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inputs:
+    name: str
+    tasks: list[Task]
+    manifest: Path
+
+
+def generated_inputs(root: Path) -> Inputs:
+    """A one-module project with a function per task and inline script tests."""
+    project = root / "projects" / "bench---mathx"
+    (project / "mathx").mkdir(parents=True)
+    (project / "mathx" / "__init__.py").write_text("")
+    module, records, line = "", [], 1
+    for name, (code, check) in GENERATED_FUNCTIONS.items():
+        span = code.count("\n")
+        records.append(
+            {
+                "_id": f"bench-{name}", "name": name, "project": "bench/mathx",
+                "file_path": "mathx/core.py", "code": code, "level": "self_contained",
+                "lineno": str(line), "end_lineno": str(line + span - 1),
+                "test_kind": "script",
+                "test_code": f"from mathx.core import {name}\nassert {check}\n",
+            }
+        )  # fmt: skip
+        module += code + "\n"
+        line += span + 1
+    (project / "mathx" / "core.py").write_text(module)
+    manifest = root / "projects.toml"
+    manifest.write_text(
+        '[projects."bench/mathx"]\nlanguage = "python"\nsource = "projects/bench---mathx"\n'
+    )
+    records_path = root / "records.json"
+    records_path.write_text(json.dumps({"RECORDS": records}))
+    from codereval.benchmarks.codereval import load_records
+
+    return Inputs(name="generated", tasks=load_records(records_path), manifest=manifest)
+
+
+def builtin_inputs(name: str) -> Inputs | None:
+    from codereval.benchmarks import load_benchmark
+    from codereval.errors import UserError
+
+    try:
+        tasks = load_benchmark(name)
+        from codereval.benchmarks import builtin_dir
+
+        manifest = builtin_dir(name.replace("-", "_")) / "projects.toml"
+    except (UserError, FileNotFoundError) as exc:
+        print(f"({name} not available: {exc}; using a generated project)")
+        return None
+    runnable = [t for t in tasks if t.test is not None and t.test.kind in RUNNABLE]
+    return Inputs(name=name, tasks=runnable, manifest=manifest)
+
+
+RUNNABLE = (TestKind.SCRIPT, TestKind.PYTEST)
+
+
+def reference_samples(tasks: list[Task], repeat: int) -> list[Sample]:
+    return [
+        Sample(task_id=t.task_id, index=i, raw=t.reference, code=t.reference)
+        for t in tasks
+        for i in range(repeat)
+    ]
+
+
+# --- the naive baseline -------------------------------------------------------------------
+
+
+def naive_run(
+    tasks: dict[str, Task], samples: list[Sample], envs: dict[str, Environment], timeout: float
+) -> tuple[float, int]:
+    """Sequential, in place in one copy per project, a fresh interpreter, judged by exit code."""
+    scratch = Path(tempfile.mkdtemp(prefix="naive-"))
+    copies: dict[str, Path] = {}
+    passed = 0
+    started = time.perf_counter()
+    for sample in samples:
+        task = tasks[sample.task_id]
+        assert task.location is not None and task.test is not None
+        env = envs[task.project]
+        if task.project not in copies:
+            copies[task.project] = scratch / env.spec.slug
+            shutil.copytree(env.source_dir, copies[task.project], symlinks=True)
+            subprocess.run(["chmod", "-R", "u+w", str(copies[task.project])], check=True)
+        project = copies[task.project]
+        target = project / task.location.file_path
+        original = target.read_text()
+        target.write_text(
+            inject_at(
+                original, sample.code or "", task.name,
+                lineno=task.location.lineno, end_lineno=task.location.end_lineno,
+            ).text
+        )  # fmt: skip
+        test_file = project / (task.test.path or "test_inline_check.py")
+        if task.test.code:
+            test_file.write_text(task.test.code)
+        argv = [str(venv_python(env)), str(test_file)]
+        if task.test.kind is TestKind.PYTEST:
+            argv = [str(venv_python(env)), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+            argv.append(str(test_file))
+        try:
+            done = subprocess.run(
+                argv, cwd=project, env={"PYTHONPATH": str(project), "PATH": os.environ["PATH"]},
+                capture_output=True, timeout=timeout,
+            )  # fmt: skip
+            passed += done.returncode == 0
+        except subprocess.TimeoutExpired:
+            pass  # a timeout is a failure, as it was for the original
+        finally:
+            target.write_text(original)
+            if task.test.code:
+                test_file.unlink()
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(scratch)
+    return elapsed, passed
+
+
+# --- overhead breakdown -------------------------------------------------------------------
+
+
+def mean_ms(fn: Callable[[], object], n: int) -> float:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.mean(times)
+
+
+def breakdown(
+    tasks: list[Task], envs: dict[str, Environment], isolation_name: str, n: int
+) -> tuple[dict[str, float], str]:
+    sandbox = get_sandbox(isolation_name)
+    task = tasks[0]
+    assert task.location is not None
+    env = envs[task.project]
+    python = venv_python(env)
+    source = (env.source_dir / task.location.file_path).read_text()
+    changed = {task.location.file_path: source}
+    work = Path(tempfile.mkdtemp(prefix="phase-"))
+    # The same choice the runner makes for this environment.
+    strategy = choose_strategy(sandbox.isolation, sealed=is_sealed(env))
+    counter = iter(range(10**9))
+
+    def workspace() -> None:
+        dest = work / f"ws{next(counter)}"
+        make_workspace(env.source_dir, dest, changed=changed, strategy=strategy)
+        remove_tree(dest)
+
+    real_python = Path(os.path.realpath(python)).parent.parent
+
+    def sandboxed_true() -> None:
+        sandbox.run(
+            ExecRequest(
+                argv=("/bin/true",), cwd=work, scratch=work,
+                mounts=(Mount(source=real_python, target=real_python),),
+            )
+        )  # fmt: skip
+
+    plain_true = mean_ms(lambda: subprocess.run(["/bin/true"], check=True), n)
+    result = {
+        "workspace": mean_ms(workspace, n),
+        "sandbox": mean_ms(sandboxed_true, n) - plain_true,
+        "interpreter": mean_ms(lambda: subprocess.run([str(python), "-c", "pass"], check=True), n),
+    }
+    shutil.rmtree(work)
+    return result, strategy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="mini-python")
+    parser.add_argument("--generated", action="store_true", help="use the generated project")
+    parser.add_argument("--repeat", type=int, default=3, help="samples per task")
+    parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--sandbox", default="auto")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best kept)")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
+    inputs = None if args.generated else builtin_inputs(args.benchmark)
+    inputs = inputs or generated_inputs(root)
+    samples = reference_samples(inputs.tasks, args.repeat)
+    bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
+    jobs_all = len(os.sched_getaffinity(0))
+
+    def engine(jobs: int, label: str) -> tuple[float, int, str]:
+        options = EvalOptions(
+            jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
+            progress=False, rerun=True,
+        )  # fmt: skip
+        start = time.perf_counter()
+        report = evaluate(benchmark=bench, samples=samples, run_dir=root / label, options=options)
+        elapsed = time.perf_counter() - start
+        return elapsed, report.counts.get(Verdict.PASSED.value, 0), report.isolation
+
+    # Warm-up (untimed): builds or finds the project environments.
+    warm = [s for s in samples if s.index == 0]
+    evaluate(
+        benchmark=bench, samples=warm, run_dir=root / "warm",
+        options=EvalOptions(jobs=jobs_all, sandbox=args.sandbox, projects=inputs.manifest,
+                            timeout=args.timeout, progress=False),
+    )  # fmt: skip
+    cache = default_root()
+    envs: dict[str, Environment] = {}
+    for task in inputs.tasks:
+        env = find_environment(cache, task.project)
+        assert env is not None and env.ready, f"no environment for {task.project}"
+        envs[task.project] = env
+
+    by_id = {t.task_id: t for t in inputs.tasks}
+    # Interleaved rounds, best of each: the machine is shared, so load comes and goes.
+    naive_s = serial_s = parallel_s = float("inf")
+    for _ in range(args.rounds):
+        seconds, naive_pass = naive_run(by_id, samples, envs, args.timeout)
+        naive_s = min(naive_s, seconds)
+        seconds, serial_pass, isolation = engine(1, "jobs1")
+        serial_s = min(serial_s, seconds)
+        seconds, parallel_pass, _ = engine(jobs_all, f"jobs{jobs_all}")
+        parallel_s = min(parallel_s, seconds)
+    n = len(samples)
+
+    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {args.repeat} = {n} samples "
+          f"(references); isolation {isolation}; {jobs_all} cores; best of {args.rounds} "
+          f"rounds; load average {os.getloadavg()[0]:.1f}\n")
+    print(f"{'':32} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7}")
+    for label, seconds, passed in (
+        ("naive baseline (sequential)", naive_s, naive_pass),
+        ("codereval --jobs 1", serial_s, serial_pass),
+        (f"codereval --jobs {jobs_all}", parallel_s, parallel_pass),
+    ):
+        print(f"{label:32} {seconds:8.2f} {1000 * seconds / n:10.1f} {n / seconds:10.2f} "
+              f"{passed:>4}/{n}")
+
+    phases, strategy = breakdown(inputs.tasks, envs, args.sandbox, n=20)
+    per_naive = 1000 * naive_s / n
+    per_serial = 1000 * serial_s / n
+    phases["test"] = per_naive - phases["interpreter"]
+    phases["other"] = per_serial - sum(phases.values())
+    notes = {
+        "workspace": "private view of the project (make + remove)",
+        "sandbox": "one sandboxed launch over a plain subprocess",
+        "interpreter": "the project's python starting (-c pass)",
+        "test": "naive per-sample time less interpreter start",
+        "other": "harness wrapper, injection, judging, store",
+    }
+    print(f"\nper-sample time of codereval --jobs 1 ({per_serial:.1f} ms), by phase "
+          f"(workspace strategy {strategy}):")
+    for phase, ms in phases.items():
+        print(f"  {phase:12} {ms:8.1f} ms  {notes[phase]}")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)
