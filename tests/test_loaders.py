@@ -172,3 +172,8 @@ def test_a_malformed_jsonl_line_names_the_file_and_line(tmp_path: Path) -> None:
     path.write_text('{"task_id": "a", "completion": "x"}\n{"task_id": \n')
     with pytest.raises(UserError, match=r"samples\.jsonl:2: malformed JSON"):
         load_samples(path)
+
+
+def test_a_missing_records_file_says_where_the_official_ones_are(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"records file not found: .*CoderEval/CoderEval"):
+        load_records(tmp_path / "CoderEval4Python.json")

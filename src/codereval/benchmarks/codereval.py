@@ -41,6 +41,12 @@ JAVA_KEYS = (
 REQUIRED_KEYS = ("_id", "name", "project", "code")
 REQUIRED_BY_LANGUAGE = {Language.PYTHON: ("file_path",), Language.JAVA: ("file_name",)}
 
+# Where a user with network access gets the official files (we never download them).
+RECORDS_HINT = (
+    "CoderEval4Python.json and CoderEval4Java.json are published in the CoderEval/CoderEval "
+    "repository on GitHub; pass the downloaded file's path"
+)
+
 BENCHMARK_NAMES = {Language.PYTHON: "codereval-python", Language.JAVA: "codereval-java"}
 
 
@@ -53,6 +59,8 @@ def detect_language(record: dict[str, Any]) -> Language:
 
 def load_records(path: Path, *, language: Language | None = None) -> list[Task]:
     """Read CoderEval records from ``path`` (official form, JSON list, or JSON Lines)."""
+    if not path.exists():
+        raise UserError(f"records file not found: {path}", hint=RECORDS_HINT)
     rows = read_json_or_jsonl(path)
     if not rows:
         raise UserError(f"{path}: no records found", hint="expected CoderEval records")
