@@ -23,3 +23,9 @@ class UserError(Exception):
 
 class ToolchainMissing(UserError):
     """A compiler, runtime or system tool we need is not installed."""
+
+
+class Interrupted(UserError):
+    """Ctrl-C: what was finished is kept; the same command resumes."""
+
+    exit_code = 130

@@ -8,14 +8,8 @@ from pathlib import Path
 
 import click
 
-from codereval.errors import UserError
+from codereval.errors import Interrupted, UserError
 from codereval.model import Sample, Task
-
-
-class Interrupted(UserError):
-    """Ctrl-C: the store holds every outcome finished so far; the same command resumes."""
-
-    exit_code = 130
 
 
 def _default_jobs() -> int:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from codereval.errors import UserError
+from codereval.errors import Interrupted, UserError
 from codereval.model import Task
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -164,7 +164,7 @@ def _generate(
             batch_size=batch, progress=progress if sys.stderr.isatty() else None,
         )
     except KeyboardInterrupt:
-        raise UserError(
+        raise Interrupted(
             f"interrupted; the samples written so far are kept in {out}",
             hint="re-run the same command to continue",
         ) from None
@@ -307,7 +307,7 @@ def run_command(
             options=options,
         )
     except KeyboardInterrupt:
-        raise UserError(f"interrupted; finished outcomes are kept in {run_dir}",
+        raise Interrupted(f"interrupted; finished outcomes are kept in {run_dir}",
                         hint="re-run the same command to resume") from None
     board = score(report.tasks, report.outcomes, ks=ks, label=params["model"] or "")
     print_wide(render_scoreboards([board]))
