@@ -147,3 +147,43 @@ def test_html_report_is_written_whole(shared_data: Path, tmp_path: Path, run_cli
     assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
     assert "35.39" in html and "6367672d1a6d9265ec017c73" in html
     assert "compile_error" in html
+
+
+def test_humanevalx_runs_show_codegeex_result_categories(tmp_path: Path, run_cli) -> None:
+    from codereval.model import Language, Outcome, Sample, Task, TestKind, TestSpec, Verdict
+
+    run = tmp_path / "run"
+    run.mkdir()
+    tasks = [
+        Task(
+            task_id=f"CPP/{i}", benchmark="humanevalx-cpp", language=Language.CPP, name=f"f{i}",
+            test=TestSpec(kind=TestKind.PROGRAM),
+        )
+        for i in range(2)
+    ]
+    verdicts = [Verdict.PASSED, Verdict.FAILED, Verdict.COMPILE_ERROR, Verdict.INFRA_ERROR]
+    outcomes = [
+        Outcome(task_id=f"CPP/{i % 2}", sample_index=i // 2, verdict=v)
+        for i, v in enumerate(verdicts)
+    ]
+    samples = [
+        Sample(task_id=o.task_id, index=o.sample_index, code="x", truncated=(i == 1))
+        for i, o in enumerate(outcomes)
+    ]
+    (run / "tasks.jsonl").write_text("".join(t.to_json() + "\n" for t in tasks))
+    (run / "outcomes.jsonl").write_text("".join(o.to_json() + "\n" for o in outcomes))
+    (run / "samples.jsonl").write_text("".join(s.to_json() + "\n" for s in samples))
+    result = run_cli("score", run, "--k", "1", "--json")
+    assert result.exit_code == 0, result
+    (board,) = json.loads(result.stdout)
+    # The cut-off generation that failed counts as unfinished, not as a wrong answer.
+    assert board["categories"] == {
+        "cpp": {
+            "passing": 1,
+            "unfinished_generation": 1,
+            "syntax_semantic_error": 1,
+            "infra_error": 1,
+        }
+    }
+    table = run_cli("score", run, "--k", "1")
+    assert "result categories" in table.stdout and "33.3" in table.stdout

@@ -29,6 +29,7 @@ def _register() -> None:
     # Explicit, in one place: a command exists because it is listed here, not because some
     # module happened to be imported.
     from codereval.cli import (
+        allocate_cmd,
         analyze_cmd,
         demo_cmd,
         env_cmd,
@@ -45,6 +46,7 @@ def _register() -> None:
         env_cmd,
         generate_cmd,
         analyze_cmd,
+        allocate_cmd,
         demo_cmd,
     ):
         module.register(app)

@@ -10,9 +10,12 @@ import click
 from codereval.errors import UserError
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from rich.table import Table
 
     from codereval.analysis.acc import AccResult
+    from codereval.categories import Category
     from codereval.metrics import Scoreboard
     from codereval.scoring import ScoredInput
 
@@ -112,6 +115,7 @@ def score_command(
             )
         )
     accs = [_acc(item, ks=ks, compat=compat, exclude=excluded) for item in scored]
+    categories = [_categories(item) for item in scored]
     if html_path is not None:
         from codereval.jsonl import atomic_write_text
         from codereval.report.html import RunView, render_html
@@ -127,9 +131,17 @@ def score_command(
             document = board.model_dump(mode="json")
             document["acc_at_k"] = acc.model_dump(mode="json") if acc is not None else None
             documents.append(document)
+        for document, counts in zip(documents, categories, strict=True):
+            document["categories"] = (
+                {lang: {c.value: n for c, n in by.items()} for lang, by in counts.items()}
+                if counts is not None
+                else None
+            )
         click.echo(dump_json(documents))
         return
     extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
+    if any(counts is not None for counts in categories):
+        extra.append(render_categories(boards, categories))
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
     if html_path is not None:
         click.echo(f"HTML report: {html_path}")
@@ -145,6 +157,40 @@ def _acc(
     from codereval.analysis.acc import acc_at_k
 
     return acc_at_k(tasks, item.samples, ks, compat=compat)
+
+
+def _categories(item: ScoredInput) -> dict[str, Counter[Category]] | None:
+    """CodeGeeX's result categories per language, for HumanEval-family runs."""
+    if not any(t.benchmark.startswith("humaneval") for t in item.tasks):
+        return None
+    from codereval.categories import distribution
+
+    return distribution(item.outcomes, tasks=item.tasks, samples=item.samples)
+
+
+def render_categories(
+    boards: list[Scoreboard], categories: list[dict[str, Counter[Category]] | None]
+) -> Table:
+    from rich.table import Table
+
+    from codereval.categories import JUDGED, Category, percentages
+
+    table = Table(
+        title="result categories (% of judged samples, CodeGeeX Figure 7)", title_justify="left"
+    )
+    table.add_column("run / language", style="bold")
+    for category in JUDGED:
+        table.add_column(category.value.replace("_", " "), justify="right")
+    table.add_column("samples", justify="right", style="dim")
+    for board, counts in zip(boards, categories, strict=True):
+        for language, by in sorted((counts or {}).items()):
+            shares = percentages(by)
+            label = language if len(boards) == 1 else f"{board.label} / {language}"
+            judged = sum(by.get(c, 0) for c in JUDGED)
+            infra = by.get(Category.NOT_JUDGED, 0)
+            cells = [f"{shares[c]:.1f}" for c in JUDGED]
+            table.add_row(label, *cells, f"{judged}" + (f" (+{infra} infra)" if infra else ""))
+    return table
 
 
 def render_acc(boards: list[Scoreboard], accs: list[AccResult | None]) -> Table:

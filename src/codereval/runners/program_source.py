@@ -1,0 +1,212 @@
+"""The program each HumanEval / HumanEval-X sample is judged by, one language at a time.
+
+A program is ``prefix + code + test`` (the prefix is the prompt for generation, the target
+declaration for translation), plus what makes the verdict honest:
+
+* a completion marker printed only after the test returned (promise 3), so ``exit(0)`` in the
+  generated code never passes;
+* JavaScript's ``console.assert`` made to throw (in Node it only prints);
+* Go imports computed from what the code uses, not from a fixed list of names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from codereval.model import Task
+
+# Where C++ tests' main() goes, so that our own main can print the marker after it returns.
+CPP_TEST_MAIN = "codereval_test_main"
+JAVA_ENTRY_CLASS = "CoderevalEntry"
+GO_TEST_FILE = "main_test.go"
+GO_MARKER_FILE = "codereval_marker_test.go"
+# The test binary's main for the direct compile and link (a subdirectory: `go test .` skips it).
+GO_TESTMAIN_FILE = "codereval_testmain/main.go"
+_GO_TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
+
+# Standard-library packages a Go generation may use without importing them itself: the prompt
+# gives one import block, which the model cannot extend from inside a function body.
+GO_STD_PACKAGES = {
+    "bytes": "bytes",
+    "errors": "errors",
+    "fmt": "fmt",
+    "math": "math",
+    "bits": "math/bits",
+    "big": "math/big",
+    "rand": "math/rand",
+    "md5": "crypto/md5",
+    "os": "os",
+    "hex": "encoding/hex",
+    "reflect": "reflect",
+    "regexp": "regexp",
+    "sort": "sort",
+    "strconv": "strconv",
+    "strings": "strings",
+    "time": "time",
+    "unicode": "unicode",
+    "utf8": "unicode/utf8",
+    "slices": "slices",
+    "heap": "container/heap",
+}
+
+_GO_COMMENT_OR_STRING = re.compile(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"", re.S)
+_GO_IMPORT_LINE = re.compile(r"\"([\w./-]+)\"")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Program:
+    """Source files (name -> text) and the one the toolchain starts from."""
+
+    files: dict[str, str]
+    main: str
+
+
+def _code(code: str) -> str:
+    return code if code.endswith("\n") else code + "\n"
+
+
+# CodeGeeX's harness puts these before every HumanEval-X Python program (numpy left out: it is
+# not part of the standard library, and a program here runs on the bare interpreter).
+PYTHON_HELPERS = (
+    "import math\nimport re\nimport sys\nimport copy\nimport datetime\nimport itertools\n"
+    "import collections\nimport heapq\nimport statistics\nimport functools\nimport hashlib\n"
+    "import string\nfrom typing import *\nfrom collections import *\n"
+)
+
+
+def python_program(task: Task, code: str, *, marker: str) -> Program:
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    # OpenAI's HumanEval runs prompt + completion + check with nothing added.
+    helpers = PYTHON_HELPERS if task.benchmark.startswith("humanevalx") else ""
+    text = f"{helpers}{prefix}{_code(code)}\n{test}\n\nprint({marker!r}, flush=True)\n"
+    return Program(files={"program.py": text}, main="program.py")
+
+
+def cpp_program(task: Task, code: str, *, marker: str) -> Program:
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    # Rename only the test's main: a main in the generated code still clashes with ours, as it
+    # clashes with the test's in the original harness.
+    test = re.sub(r"\bint\s+main\s*\(", f"int {CPP_TEST_MAIN}(", test, count=1)
+    tail = (
+        f"\nint main() {{\n    {CPP_TEST_MAIN}();\n"
+        f'    fflush(NULL);\n    printf("\\n%s\\n", "{marker}");\n    fflush(stdout);\n'
+        "    return 0;\n}\n"
+    )
+    text = f"{prefix}{_code(code)}\n{test}\n#include <stdio.h>\n{tail}"
+    return Program(files={"program.cpp": text}, main="program.cpp")
+
+
+def java_program(task: Task, code: str, *, marker: str) -> Program:
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    entry = (
+        f"\nclass {JAVA_ENTRY_CLASS} {{\n"
+        "    public static void main(String[] args) throws Throwable {\n"
+        "        Main.main(args);\n"
+        f'        System.out.println("\\n{marker}");\n'
+        "        System.out.flush();\n"
+        "    }\n}\n"
+    )
+    text = f"{prefix}{_code(code)}\n{test}\n{entry}"
+    return Program(files={"Main.java": text}, main="Main.java")
+
+
+# Node's console.assert only prints "Assertion failed"; the tests rely on it throwing.
+JS_PROLOGUE = (
+    "{ const codereval_ok = require('node:assert').ok;\n"
+    "  console.assert = (value, ...message) =>\n"
+    "    codereval_ok(value, message.length ? message.join(' ') : 'console.assert failed'); }\n"
+)
+
+
+def js_program(task: Task, code: str, *, marker: str) -> Program:
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    text = f"{JS_PROLOGUE}{prefix}{_code(code)}\n{test}\n\nconsole.log({marker!r});\n"
+    return Program(files={"program.js": text}, main="program.js")
+
+
+def _go_strip(source: str) -> str:
+    return _GO_COMMENT_OR_STRING.sub(" ", source)
+
+
+def go_imports(source: str, *, already: set[str]) -> list[str]:
+    """Standard packages ``source`` refers to as ``pkg.Name`` and does not shadow locally."""
+    body = _go_strip(source)
+    found = []
+    for name, path in GO_STD_PACKAGES.items():
+        if path in already:
+            continue
+        if not re.search(rf"(?<![\w.]){name}\.[A-Z]", body):
+            continue
+        if re.search(rf"(?<![\w.]){name}\s*(?:,[\w\s,]*)?:=|\bvar\s+{name}\b", body):
+            continue
+        found.append(path)
+    return found
+
+
+def go_program(task: Task, code: str, *, marker: str) -> Program:
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    setup = task.extra.get("go_test_setup", "")
+    body = f"{prefix}{_code(code)}"
+    # Some test setups import what only the reference uses (Go/162 imports crypto/md5): an
+    # import nobody uses is a compile error, so standard packages are kept only when used.
+    table = set(GO_STD_PACKAGES.values())
+    given = _GO_IMPORT_LINE.findall(setup) or ["testing"]
+    kept = [path for path in given if path not in table]
+    # Imports are per file: the test's own uses count too (several tests call math.Abs).
+    used = go_imports(f"{body}\n{test}", already=set(kept))
+    block = "".join(f'    "{path}"\n' for path in [*kept, *used])
+    text = f"package main\n\nimport (\n{block})\n\n{body}\n{test}\n"
+    marker_file = (
+        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
+        "func TestMain(m *testing.M) {\n    code := m.Run()\n"
+        f'    if code == 0 {{\n        fmt.Println("\\n{marker}")\n    }}\n'
+        "    os.Exit(code)\n}\n"
+    )
+    testmain = go_testmain(_GO_TEST_FUNC.findall(test), marker=marker)
+    return Program(files={GO_TEST_FILE: text, GO_MARKER_FILE: marker_file,
+                          GO_TESTMAIN_FILE: testmain}, main=GO_TEST_FILE)
+
+
+def go_testmain(tests: list[str], *, marker: str) -> str:
+    """What `go test` would generate to run these tests, plus the marker after they pass."""
+    entries = "".join(f'    {{"{name}", sample.{name}}},\n' for name in tests)
+    # No test found means nothing was checked: that is never a pass.
+    guard = "" if tests else '    fmt.Println("no test functions found")\n    os.Exit(1)\n'
+    return (
+        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n"
+        "    \"testing/internal/testdeps\"\n\n    sample \"humanevalx\"\n)\n\n"
+        f"var tests = []testing.InternalTest{{\n{entries}}}\n\n"
+        f"func main() {{\n{guard}"
+        "    m := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n"
+        "    code := m.Run()\n"
+        f'    if code == 0 {{\n        fmt.Println("\\n{marker}")\n    }}\n'
+        "    os.Exit(code)\n}\n"
+    )
+
+
+BUILDERS = {
+    "python": python_program,
+    "cpp": cpp_program,
+    "java": java_program,
+    "js": js_program,
+    "go": go_program,
+}
+
+
+def build_program(task: Task, code: str, *, marker: str) -> Program:
+    """The complete program for one sample of ``task``."""
+    builder = BUILDERS.get(task.language.value)
+    if builder is None:
+        raise ValueError(
+            f"no program builder for {task.language.value}; known: {', '.join(BUILDERS)}"
+        )
+    return builder(task, code, marker=marker)
+
+
+__all__ = ["BUILDERS", "Program", "build_program", "go_imports"]
