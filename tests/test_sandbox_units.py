@@ -4,7 +4,9 @@ the cgroups' life cycle, and what bubblewrap hides and drops."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -139,6 +141,25 @@ def test_bwrap_drops_every_capability_and_hides_host_tmp(tmp_path: Path) -> None
     assert lines[:2] == ["CapEff:", "0000000000000000"]
     # Only the scratch dir is visible below the host's /tmp.
     assert "host-secret" not in lines and "scratch" in lines
+
+
+@needs_bwrap
+def test_a_program_installed_under_tmp_still_runs_read_only(tmp_path: Path) -> None:
+    # A checkout or virtualenv under /tmp (a CI clone) must not vanish behind the private /tmp.
+    install = Path(tempfile.mkdtemp(prefix="cr-install-", dir="/tmp"))
+    try:
+        tool = install / "venv" / "bin" / "tool"
+        tool.parent.mkdir(parents=True)
+        tool.write_text(f"#!/bin/sh\necho ran; echo x > {install}/written || echo refused\n")
+        tool.chmod(0o755)
+        scratch = tmp_path / "scratch"
+        scratch.mkdir()
+        request = ExecRequest(argv=(str(tool),), cwd=scratch, scratch=scratch, env={})
+        result = get_sandbox("bwrap").run(request)
+        assert result.stdout.splitlines() == [b"ran", b"refused"], result.stderr
+        assert not (install / "written").exists()
+    finally:
+        shutil.rmtree(install)
 
 
 @needs_bwrap

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
 import subprocess
 from dataclasses import replace
@@ -210,6 +211,8 @@ class BwrapSandbox(Sandbox):
             (m.source, m.target, m.writable) for m in request.mounts
         ]
         binds.append((request.scratch, request.scratch, True))
+        for hidden in _hidden_program_dirs(request.argv[0], request.env.get("PATH")):
+            binds.append((hidden, hidden, False))
         # Parents before children, so a nested mount is not hidden by the one around it.
         for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
             argv += ["--bind" if writable else "--ro-bind", str(source), str(target)]
@@ -222,6 +225,29 @@ class BwrapSandbox(Sandbox):
             argv += ["--setenv", key, value]
         argv.append("--")
         return argv
+
+
+PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
+
+
+def _hidden_program_dirs(program: str, path: str | None) -> list[Path]:
+    """Folders under the private /tmp or /run that the program itself lives in.
+
+    A checkout or virtualenv under /tmp (a CI clone, `pip install` into /tmp/venv) would vanish
+    behind the private tmpfs, and with it the interpreter: its top folder there is bound back,
+    read-only.
+    """
+    found = shutil.which(program, path=path) if "/" not in program else program
+    if found is None:
+        return []
+    dirs: list[Path] = []
+    for candidate in (Path(found).absolute(), Path(found).resolve()):
+        for private in PRIVATE_DIRS:
+            if candidate.is_relative_to(private) and len(candidate.parts) > 3:
+                top = Path(*candidate.parts[:3])
+                if top not in dirs:
+                    dirs.append(top)
+    return dirs
 
 
 def _required(program: str) -> str:
