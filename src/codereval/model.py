@@ -126,6 +126,8 @@ class Location(Frozen):
 
 
 class TestKind(StrEnum):
+    __test__ = False  # not a pytest class
+
     # The official CoderEval tarball layout: a copy of the module with a __main__ check block.
     CODEREVAL_MODULE = "codereval_module"
     # The official layout's standalone tasks: repos/standalone/<path>-<name>.py.
