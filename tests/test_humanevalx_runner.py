@@ -32,10 +32,10 @@ CASES: dict[str, list[tuple[str, str, Verdict]]] = {
          "    return any(abs(a - b) < threshold for i, a in enumerate(numbers)\n"
          "               for j, b in enumerate(numbers) if i != j)\n", P),
         ("wrong answer", "    print('all good')\n    return False\n", F),
-        ("os._exit(0)", "    import os\n    os._exit(0)\n", F),
-        ("sys.exit(0)", "    import sys\n    sys.exit(0)\n", F),
+        ("os._exit(0)", "    import os\n    os._exit(0)\n", R),
+        ("sys.exit(0)", "    import sys\n    sys.exit(0)\n", R),
         ("forged marker", f"    import os\n    print({FAKE_MARKER!r}, flush=True)\n"
-         "    os._exit(0)\n", F),
+         "    os._exit(0)\n", R),
         ("syntax error", "    return (\n", Verdict.SYNTAX_ERROR),
         ("runtime error", "    return 1 // 0\n", R),
     ],
@@ -46,7 +46,7 @@ CASES: dict[str, list[tuple[str, str, Verdict]]] = {
          "            if (fabs(numbers[i] - numbers[j]) < threshold) return true;\n"
          "    return false;\n}\n", P),
         ("wrong answer", "    return false;\n}\n", F),
-        ("exit(0)", "    exit(0);\n}\n", F),
+        ("exit(0)", "    exit(0);\n}\n", R),
         ("compile error", "    return undefined_name;\n}\n", Verdict.COMPILE_ERROR),
         ("runtime error", '    throw std::runtime_error("boom");\n}\n', R),
     ],
@@ -57,7 +57,7 @@ CASES: dict[str, list[tuple[str, str, Verdict]]] = {
          "                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n"
          "        return false;\n    }\n}\n", P),
         ("wrong answer", "        return false;\n    }\n}\n", F),
-        ("System.exit(0)", "        System.exit(0);\n        return false;\n    }\n}\n", F),
+        ("System.exit(0)", "        System.exit(0);\n        return false;\n    }\n}\n", R),
         ("compile error", "        return undefinedName;\n    }\n}\n", Verdict.COMPILE_ERROR),
         ("runtime error", '        throw new IllegalStateException("boom");\n    }\n}\n', R),
     ],
@@ -67,7 +67,7 @@ CASES: dict[str, list[tuple[str, str, Verdict]]] = {
          "Math.abs(a - b) < threshold))\n}\n", P),
         # Node's own console.assert only prints; this fails because we made it throw.
         ("wrong answer", "  return false\n}\n", F),
-        ("process.exit(0)", "  process.exit(0)\n}\n", F),
+        ("process.exit(0)", "  process.exit(0)\n}\n", R),
         ("syntax error", "  return (\n}\n", Verdict.SYNTAX_ERROR),
         ("runtime error", "  return null.x\n}\n", R),
     ],
@@ -130,9 +130,11 @@ def test_verdicts_follow_the_test_not_the_output(
 def test_exit_zero_is_reported_as_an_unfinished_test(
     hx: Path, runner: ProgramRunner, tmp_path: Path
 ) -> None:
+    # Ending the program early is abnormal termination in every language and runner: the test
+    # never got to judge the answer.
     task = load_humanevalx("python", data_dir=hx)[0]
     [outcome] = run_all(runner, make_ctx(tmp_path), [(task, "    raise SystemExit(0)\n")])
-    assert outcome.verdict is Verdict.FAILED
+    assert outcome.verdict is Verdict.RUNTIME_ERROR
     assert "no completion marker" in outcome.detail
 
 

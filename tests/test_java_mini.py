@@ -140,8 +140,8 @@ def test_non_compiling_samples_carry_javac_diagnostics(
 @pytest.mark.slow
 def test_hostile_and_slow_samples(outcomes: dict[tuple[str, str], Outcome]) -> None:
     exit0 = outcomes["reverseWords", "hostile-exit0"]
-    assert exit0.verdict is Verdict.FAILED and "before the test finished" in exit0.detail
-    assert outcomes["reverseWords", "hostile-halt"].verdict is Verdict.FAILED
+    assert exit0.verdict is Verdict.RUNTIME_ERROR and "before the test finished" in exit0.detail
+    assert outcomes["reverseWords", "hostile-halt"].verdict is Verdict.RUNTIME_ERROR
     assert outcomes["totalQuantity", "hostile-print-true"].verdict is Verdict.FAILED
     assert outcomes["countWords", "slow-loop"].verdict is Verdict.TIMEOUT
     assert outcomes["initials", "memory-hog"].verdict is Verdict.MEMORY_EXCEEDED

@@ -385,7 +385,8 @@ def _classify(
     finished = bool(status) and result.exit_code == 0
     if not finished:
         if result.exit_code == 0 and result.signal is None:
-            return done(Verdict.FAILED, Stage.RUN,
+            # Ending the program early is abnormal termination, as in the other runners.
+            return done(Verdict.RUNTIME_ERROR, Stage.RUN,
                         "the JVM exited 0 before the test finished (System.exit in the code?)")
         why = _exception_line(stderr) or (
             f"killed by signal {result.signal}" if result.signal else

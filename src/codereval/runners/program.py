@@ -242,7 +242,8 @@ class ProgramRunner(Runner):
             return base.model_copy(update={**common, "verdict": Verdict.PASSED,
                                            "stage": Stage.DONE, "detail": ""})
         elif ran.exit_code == 0:
-            verdict = Verdict.FAILED
+            # Ending the program early is abnormal termination, as in the project runners.
+            verdict = Verdict.RUNTIME_ERROR
             detail = "exited with status 0 before the test finished (no completion marker)"
         else:
             verdict = classify_failure(language, stdout=stdout, stderr=stderr, signal=ran.signal)
