@@ -33,7 +33,7 @@ from rich.progress import (
 )
 
 from codereval import HARNESS_VERSION, __version__
-from codereval.errors import UserError
+from codereval.errors import UserError, name_some
 from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict, sha256_text
 from codereval.runners import RunContext, Runner, load_runner, runner_name_for
 from codereval.sandbox import Limits, Sandbox, get_sandbox
@@ -149,10 +149,8 @@ def check_sample_ids(tasks: Sequence[Task], samples: Sequence[Sample]) -> None:
     known = {t.task_id for t in tasks}
     unknown = sorted({s.task_id for s in samples if s.task_id not in known})
     if unknown:
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        shown = ", ".join(unknown[:5]) + more
         raise UserError(
-            f"{len(unknown)} sample task id(s) not in the tasks: {shown}",
+            f"{len(unknown)} sample task id(s) not in the tasks: {name_some(unknown)}",
             hint="check that the samples were generated for this benchmark",
         )
     seen: set[tuple[str, int]] = set()

@@ -21,6 +21,12 @@ class UserError(Exception):
         return " ".join(text.split())
 
 
+def name_some(items: list[str], *, limit: int = 5) -> str:
+    """The first few of a list for a one-line message: "a, b, c and 7 more"."""
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
 class ToolchainMissing(UserError):
     """A compiler, runtime or system tool we need is not installed."""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from codereval.benchmarks.official import is_official_results, load_official_results
-from codereval.errors import UserError
+from codereval.errors import UserError, name_some
 from codereval.jsonl import iter_jsonl
 from codereval.model import Outcome, Sample, Task
 
@@ -86,10 +86,8 @@ def check_against_records(scored: ScoredInput, records: list[Task], *, source: P
     known = {t.task_id: t for t in records}
     unknown = sorted({o.task_id for o in scored.outcomes} - set(known))
     if unknown:
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        shown = ", ".join(unknown[:5]) + more
         raise UserError(
-            f"results for {len(unknown)} task(s) not in {source}: {shown}",
+            f"results for {len(unknown)} task(s) not in {source}: {name_some(unknown)}",
             hint="score against the records file these results were made from",
         )
     ids = {t.task_id for t in scored.tasks} | {o.task_id for o in scored.outcomes}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import lzma
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -129,8 +131,9 @@ def fetch_source(spec: ProjectSpec, dest: Path, *, downloads: Path) -> None:
     source = spec.resolved_source()
     staging = dest.with_name(dest.name + ".fetch")
     remove_tree(staging)
-    if _is_git(source) or (Path(source).is_dir() and (Path(source) / ".git").exists()
-                           and spec.commit):
+    # A commit names a git revision whatever the address looks like (a repository path,
+    # file://, https://host/owner/repo): never ignore it silently.
+    if _is_git(source) or (spec.commit and not _is_archive(source)):
         _git_checkout(source.removeprefix("git+"), spec.commit, staging)
     elif _is_archive(source):
         archive = _download(source, downloads) if "://" in source else Path(source)
@@ -180,7 +183,10 @@ def _single_top(path: Path) -> Path:
 def _git_checkout(url: str, commit: str, dest: Path) -> None:
     if shutil.which("git") is None:
         raise ToolchainMissing("git is not installed", hint="apt-get install git")
-    _checked_run(["git", "clone", "--quiet", url, str(dest)], what=f"git clone {url}")
+    # --no-hardlinks: a local clone would share object files with the user's repository, and
+    # sealing the environment would then chown and chmod the user's files.
+    _checked_run(["git", "clone", "--quiet", "--no-hardlinks", url, str(dest)],
+                 what=f"git clone {url}")
     if commit:
         _checked_run(["git", "-C", str(dest), "checkout", "--quiet", commit],
                      what=f"git checkout {commit}")
@@ -225,7 +231,9 @@ def _extract(archive: Path, dest: Path) -> None:
         else:
             with tarfile.open(archive) as tf:
                 tf.extractall(dest, filter="data")
-    except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
+    # A truncated compressed stream raises EOFError / zlib.error / LZMAError, not TarError.
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error,
+            lzma.LZMAError) as exc:
         raise UserError(f"{archive}: cannot extract ({exc})") from None
 
 
