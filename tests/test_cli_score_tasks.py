@@ -187,3 +187,13 @@ def test_humanevalx_runs_show_codegeex_result_categories(tmp_path: Path, run_cli
     }
     table = run_cli("score", run, "--k", "1")
     assert "result categories" in table.stdout and "33.3" in table.stdout
+
+
+def test_ci_adds_bootstrap_intervals(shared_data: Path, run_cli) -> None:
+    result = run_cli("score", _official(shared_data), "--compat", "--ci", "--k", "1", "--json")
+    assert result.exit_code == 0, result
+    (board,) = json.loads(result.stdout)
+    low, high = board["overall"]["ci"]["1"]
+    assert low < 21.04 < high
+    table = run_cli("score", _official(shared_data), "--compat", "--ci", "--k", "1")
+    assert f"21.04 [{low:.1f}, {high:.1f}]" in table.stdout

@@ -120,3 +120,29 @@ def test_parse_ks() -> None:
         parse_ks("1,x")
     with pytest.raises(ValueError):
         parse_ks("0")
+
+
+def test_bootstrap_interval_is_reproducible_and_brackets_the_mean() -> None:
+    from codereval.metrics import bootstrap_interval
+
+    values = [1.0] * 30 + [0.0] * 70
+    first = bootstrap_interval(values, resamples=500)
+    assert first == bootstrap_interval(values, resamples=500)  # fixed seed
+    low, high = first
+    assert low < 30.0 < high
+    assert low > 20.0 and high < 40.0
+    assert bootstrap_interval([0.5] * 10, resamples=100) == (50.0, 50.0)
+
+
+def test_score_adds_intervals_only_when_asked() -> None:
+    tasks = [_task(f"t{i}", Level.SELF_CONTAINED) for i in range(20)]
+    outcomes = [
+        o
+        for i in range(20)
+        for o in _outcomes(f"t{i}", [Verdict.PASSED if i % 4 == 0 else Verdict.FAILED] * 2)
+    ]
+    assert score(tasks, outcomes, ks=(1,)).overall.ci is None
+    board = score(tasks, outcomes, ks=(1,), bootstrap=300)
+    assert board.overall.ci is not None
+    low, high = board.overall.ci[1]
+    assert low <= board.overall.pass_at[1] == 25.0 <= high

@@ -11,6 +11,7 @@ the benchmark's size (230) — so a missing sample or task counts as a failure.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
@@ -66,6 +67,8 @@ class GroupScore(Model):
     pass_at: dict[int, float | None]
     # Divided by this many tasks (compat: the benchmark's size for the whole benchmark).
     denominator: int
+    # k -> (low, high) percentile bootstrap interval over tasks, when asked for.
+    ci: dict[int, tuple[float, float]] | None = None
 
 
 class Scoreboard(Model):
@@ -108,11 +111,13 @@ def _group(
     *,
     compat_n: int | None,
     denominator: int | None,
+    bootstrap: int = 0,
 ) -> GroupScore:
     values: dict[int, float | None] = {}
+    intervals: dict[int, tuple[float, float]] = {}
     for k in ks:
         total = Fraction(0)
-        eligible = 0
+        per_task: list[float] = []
         for task_id in task_ids:
             n, c = counts.get(task_id, (0, 0))
             if compat_n is not None:
@@ -120,19 +125,47 @@ def _group(
                 n_used = max(compat_n, n)
                 if k > n_used:
                     continue
-                total += pass_at_k_exact(n_used, c, k)
-                eligible += 1
+                value = pass_at_k_exact(n_used, c, k)
             elif n >= k:
-                total += pass_at_k_exact(n, c, k)
-                eligible += 1
+                value = pass_at_k_exact(n, c, k)
+            else:
+                continue
+            total += value
+            per_task.append(float(value))
+        eligible = len(per_task)
         divisor = denominator if denominator is not None else eligible
         values[k] = None if divisor == 0 or eligible == 0 else percent(total / divisor)
+        if bootstrap and eligible and divisor:
+            # Tasks the denominator counts but that have no value (compat: missing) are zeros.
+            padded = per_task + [0.0] * max(0, divisor - eligible)
+            intervals[k] = bootstrap_interval(padded, resamples=bootstrap)
     return GroupScore(
         name=name,
         tasks=len(task_ids),
         pass_at=values,
         denominator=denominator if denominator is not None else len(task_ids),
+        ci=intervals or None,
     )
+
+
+def bootstrap_interval(
+    values: Sequence[float], *, resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval (in percent) of the mean of per-task values.
+
+    Tasks are resampled with replacement; the seed is fixed so the same inputs give the same
+    interval (promise 6).
+    """
+    rng = random.Random(seed)
+    size = len(values)
+    means = sorted(
+        math.fsum(values[rng.randrange(size)] for _ in range(size)) / size
+        for _ in range(resamples)
+    )
+    tail = (1.0 - confidence) / 2.0
+    low = means[int(tail * (resamples - 1))]
+    high = means[math.ceil((1.0 - tail) * (resamples - 1))]
+    return (round(100.0 * low, 2), round(100.0 * high, 2))
 
 
 def score(
@@ -145,6 +178,7 @@ def score(
     benchmark_size: int | None = None,
     label: str = "",
     exclude: Iterable[str] = (),
+    bootstrap: int = 0,
 ) -> Scoreboard:
     """Score outcomes of ``tasks`` under the chosen convention."""
     excluded = sorted(set(exclude) & {t.task_id for t in tasks})
@@ -183,7 +217,9 @@ def score(
         notes.append(f"{len(missing)} task(s) have no evaluated samples")
 
     def group(name: str, ids: Sequence[str], denominator: int | None) -> GroupScore:
-        return _group(name, ids, counts, ks, compat_n=fixed_n, denominator=denominator)
+        return _group(
+            name, ids, counts, ks, compat_n=fixed_n, denominator=denominator, bootstrap=bootstrap
+        )
 
     overall = group("all", run_ids, overall_denominator)
     by_level: dict[str, list[str]] = defaultdict(list)

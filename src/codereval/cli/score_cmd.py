@@ -43,6 +43,14 @@ if TYPE_CHECKING:
     help="Leave out tasks a gold-validation report (gold.jsonl) flags.",
 )
 @click.option("--by-project", is_flag=True, help="Add one row per project.")
+@click.option(
+    "--ci",
+    "bootstrap",
+    is_flag=True,
+    flag_value=1000,
+    default=0,
+    help="Add 95% bootstrap intervals over tasks (1000 resamples, fixed seed).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option(
     "--html",
@@ -60,6 +68,7 @@ def score_command(
     records: Path | None,
     gold: Path | None,
     by_project: bool,
+    bootstrap: int,
     as_json: bool,
     html_path: Path | None,
 ) -> None:
@@ -74,6 +83,7 @@ def score_command(
       codereval score runs/gpt runs/llama --k 1,10
       codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
       codereval score runs/gpt runs/llama --html report.html
+      codereval score runs/gpt --ci
     """
     from codereval.benchmarks.codereval import load_records
     from codereval.metrics import parse_ks, score
@@ -112,6 +122,7 @@ def score_command(
                 benchmark_size=benchmark_size,
                 label=item.label,
                 exclude=excluded,
+                bootstrap=bootstrap,
             )
         )
     accs = [_acc(item, ks=ks, compat=compat, exclude=excluded) for item in scored]

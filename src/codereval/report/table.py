@@ -16,6 +16,14 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
+def _cell(group: GroupScore, k: int) -> str:
+    text = _fmt(group.pass_at.get(k))
+    if group.ci and k in group.ci:
+        low, high = group.ci[k]
+        text += f" [{low:.1f}, {high:.1f}]"
+    return text
+
+
 def _rows(board: Scoreboard, *, by_project: bool) -> list[tuple[str, GroupScore | None]]:
     rows: list[tuple[str, GroupScore | None]] = [("all", board.overall)]
     for group in board.levels:
@@ -73,7 +81,7 @@ def render_scoreboards(
             group = rows.get(name)
             if not shared_counts:
                 cells.append(str(group.tasks) if group else "")
-            cells.extend(_fmt(group.pass_at.get(k)) if group else "" for k in ks)
+            cells.extend(_cell(group, k) if group else "" for k in ks)
         table.add_row(*cells)
 
     verdicts = Table(title="verdicts (samples)", title_justify="left")
