@@ -108,6 +108,9 @@ def test_score_against_matching_records_uses_their_levels(
     assert acc["overall"]["1"] <= acc["overall"]["5"] <= acc["overall"]["10"]
     table = run_cli("score", subset, "--tasks", records)
     assert "Acc@k" in table.stdout and "APIInvocation" in table.stdout
+    html = tmp_path / "report.html"
+    assert run_cli("score", subset, "--tasks", records, "--html", html).exit_code == 0
+    assert "Acc@k" in html.read_text() and "APIInvocation" in html.read_text()
 
 
 def test_a_directory_that_is_not_a_run(tmp_path: Path, run_cli) -> None:

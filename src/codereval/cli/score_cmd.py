@@ -132,8 +132,8 @@ def score_command(
         from codereval.report.html import RunView, render_html
 
         views = [
-            RunView(board=board, tasks=item.tasks, outcomes=item.outcomes)
-            for board, item in zip(boards, scored, strict=True)
+            RunView(board=board, tasks=item.tasks, outcomes=item.outcomes, acc=acc)
+            for board, item, acc in zip(boards, scored, accs, strict=True)
         ]
         atomic_write_text(html_path, render_html(views))
     if as_json:

@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from codereval import HARNESS_VERSION
+from codereval.analysis.acc import AccResult
 from codereval.metrics import GroupScore, Scoreboard
 from codereval.model import Outcome, Task, Verdict
 
@@ -22,6 +23,7 @@ class RunView:
     board: Scoreboard
     tasks: Sequence[Task]
     outcomes: Sequence[Outcome]
+    acc: AccResult | None = None
 
 
 def _groups(board: Scoreboard) -> list[tuple[str, GroupScore | None, bool]]:
@@ -93,7 +95,10 @@ def render_html(views: Sequence[RunView], *, title: str = "") -> str:
             row["tasks"] = group.tasks
             for j, k in enumerate(ks):
                 value = group.pass_at.get(k)
-                row["cells"][index * len(ks) + j] = "—" if value is None else f"{value:.2f}"
+                text = "—" if value is None else f"{value:.2f}"
+                if value is not None and group.ci and k in group.ci:
+                    text += " [{:.1f}, {:.1f}]".format(*group.ci[k])
+                row["cells"][index * len(ks) + j] = text
     most = max((max(b.verdicts.values(), default=0) for b in boards), default=0) or 1
     verdicts = []
     for verdict in Verdict:
@@ -109,7 +114,19 @@ def render_html(views: Sequence[RunView], *, title: str = "") -> str:
     notes = [
         (f"{b.label}: " if len(boards) > 1 else "") + note for b in boards for note in b.notes
     ]
+    acc_rows = []
+    if any(view.acc is not None for view in views):
+        for name in ("all", "TypeReference", "APIInvocation", "VarReference"):
+            cells = []
+            for view in views:
+                acc = view.acc
+                values = {} if acc is None else (
+                    acc.overall if name == "all" else acc.by_type.get(name, {})
+                )
+                cells += [f"{100 * values[k]:.2f}" if k in values else "—" for k in ks]
+            acc_rows.append({"name": name, "cells": cells})
     return env.get_template("report.html.j2").render(
+        acc_rows=acc_rows,
         title=title or ", ".join(b.label for b in boards),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         harness=HARNESS_VERSION,
