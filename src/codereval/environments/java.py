@@ -1,6 +1,7 @@
 """Java project environments: the source copied once, the classpath resolved once, compiled once.
 
-An environment directory (``<root>/envs/<slug>-<key>/``) holds ``src/`` (a copy of the project),
+An environment directory (``<root>/envs/<slug>-<key>/``) holds ``src/`` (the project, copied from a
+directory or fetched from git at a commit or from an archive, see ``sources``),
 ``classes/`` and ``test-classes/`` (the project compiled by javac), ``env.json`` (source roots,
 the resolved dependency classpath, the JDK) and ``build.log``. It is keyed by the recipe, the
 source content, the harness version and the JDK, and is only read afterwards: every sample
@@ -29,7 +30,9 @@ from typing import Any
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
-from codereval.errors import ToolchainMissing
+from codereval.environments.python import BuildReport
+from codereval.environments.sources import fetch_source, local_source_dir
+from codereval.errors import ToolchainMissing, UserError
 from codereval.java.toolchain import (
     JAVA_LOCALE_FLAGS,
     find_jdk,
@@ -113,60 +116,82 @@ def _run(argv: list[str], *, cwd: Path, log: Path, step: str, timeout: float) ->
 class JavaEnvironmentBuilder(EnvironmentBuilder):
     language = Language.JAVA
 
+    def __init__(self) -> None:
+        self.last_report: BuildReport | None = None
+
     def build(self, spec: ProjectSpec, *, root: Path, force: bool = False) -> Environment:
         jdk = find_jdk()
-        source = Path(spec.resolved_source())
-        if "://" in spec.source or not source.is_dir():
-            return Environment(
-                spec=spec, path=root, key="", ready=False,
-                error=f"Java project {spec.name}: source must be a local directory, got "
-                f"{spec.source!r}",
-            )
-        key = spec.key(source_hash=source_hash(source),
-                       harness_version=f"{HARNESS_VERSION}|{jdk.version}")
         envs = root / "envs"
-        target = envs / f"{spec.slug}-{key}"
         envs.mkdir(parents=True, exist_ok=True)
-        with (envs / f".{spec.slug}-{key}.lock").open("w") as lock:
-            # Two processes building the same environment: the second waits and reuses it.
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if force and target.exists():
-                shutil.rmtree(target)
-            if (target / "env.json").exists():
-                return Environment(spec=spec, path=target, key=key, ready=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{spec.slug}-{key}.", dir=envs))
+        with tempfile.TemporaryDirectory(prefix=".fetch-", dir=envs) as tmp:
+            fetched = Path(tmp) / "src"
             try:
-                self._build_into(staging, spec=spec, source=source)
-            except (BuildFailed, ToolchainMissing, OSError) as exc:
-                log = staging / "build.log"
-                kept = envs / f"{spec.slug}-{key}.failed.log"
-                if log.exists():
-                    shutil.copyfile(log, kept)
-                shutil.rmtree(staging, ignore_errors=True)
-                message = exc.one_line() if isinstance(exc, ToolchainMissing) else str(exc)
+                # The key needs the source's hash: a local directory is hashed where it is (so
+                # a cached environment costs one read), a git or archive source is fetched first.
+                local = local_source_dir(spec)
+                if local is None:
+                    fetch_source(spec, fetched, downloads=root / "downloads", ignore=SKIP_DIRS)
+                elif not local.is_dir():
+                    raise UserError(f"subdir {spec.subdir!r} not found in the source")
+            except UserError as exc:
+                # A failed environment, not an exception: the runner makes its tasks infra_error.
                 return Environment(
-                    spec=spec, path=target, key=key, ready=False,
-                    error=f"Java environment for {spec.name} failed: {message} (log: {kept})",
+                    spec=spec, path=root, key="", ready=False,
+                    error=f"Java project {spec.name}: cannot get the source: {exc.one_line()}",
                 )
-            if target.exists():
-                shutil.rmtree(target)
-            staging.rename(target)
-        return Environment(spec=spec, path=target, key=key, ready=True)
+            source = local if local is not None else fetched
+            key = spec.key(source_hash=source_hash(source),
+                           harness_version=f"{HARNESS_VERSION}|{jdk.version}")
+            target = envs / f"{spec.slug}-{key}"
+            with (envs / f".{spec.slug}-{key}.lock").open("w") as lock:
+                # Two processes building the same environment: the second waits and reuses it.
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if force and target.exists():
+                    shutil.rmtree(target)
+                if (target / "env.json").exists():
+                    env = Environment(spec=spec, path=target, key=key, ready=True)
+                    self.last_report = BuildReport(env=env, action="cached")
+                    return env
+                staging = Path(tempfile.mkdtemp(prefix=f".{spec.slug}-{key}.", dir=envs))
+                try:
+                    self._build_into(staging, spec=spec, source=source, move=local is None)
+                except (BuildFailed, ToolchainMissing, OSError) as exc:
+                    log = staging / "build.log"
+                    kept = envs / f"{spec.slug}-{key}.failed.log"
+                    if log.exists():
+                        shutil.copyfile(log, kept)
+                    shutil.rmtree(staging, ignore_errors=True)
+                    message = exc.one_line() if isinstance(exc, ToolchainMissing) else str(exc)
+                    env = Environment(
+                        spec=spec, path=target, key=key, ready=False,
+                        error=f"Java environment for {spec.name} failed: {message} (log: {kept})",
+                    )
+                    self.last_report = BuildReport(env=env, action="failed")
+                    return env
+                if target.exists():
+                    shutil.rmtree(target)
+                staging.rename(target)
+        env = Environment(spec=spec, path=target, key=key, ready=True)
+        self.last_report = BuildReport(env=env, action="built")
+        return env
 
-    def _build_into(self, staging: Path, *, spec: ProjectSpec, source: Path) -> None:
+    def _build_into(self, staging: Path, *, spec: ProjectSpec, source: Path, move: bool) -> None:
+        """Compile the project at ``source`` into ``staging``; a fetched ``source`` is moved."""
         started = time.monotonic()
         log = staging / "build.log"
-        log.write_text(f"building {spec.name} from {source}\n", encoding="utf-8")
-        shutil.copytree(source, staging / "src", symlinks=True,
-                        ignore=shutil.ignore_patterns(*SKIP_DIRS))
-        project = staging / "src" / spec.subdir if spec.subdir else staging / "src"
-        if not project.is_dir():
-            raise BuildFailed(f"subdir {spec.subdir!r} not found in {source}")
+        origin = spec.resolved_source() + (f" at {spec.commit}" if spec.commit else "")
+        log.write_text(f"building {spec.name} from {origin}\n", encoding="utf-8")
+        project = staging / "src"
+        if move:
+            shutil.move(str(source), str(project))
+        else:
+            shutil.copytree(source, project, symlinks=True,
+                            ignore=shutil.ignore_patterns(*SKIP_DIRS))
         maven = (project / "pom.xml").is_file()
         main_roots, test_roots = _source_roots(spec, project, maven=maven)
         if not main_roots:
             raise BuildFailed(
-                f"no Java source root in {source} (give source_roots in the projects manifest)"
+                f"no Java source root in {origin} (give source_roots in the projects manifest)"
             )
         dependencies: list[Path] = []
         if maven:

@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import lzma
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import zipfile
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,11 +31,14 @@ from typing import Any
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
+from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
 from codereval.model import Language
-from codereval.workspace import SKIP_DIRS, make_read_only, remove_tree, seal, tree_hash
+from codereval.workspace import make_read_only, remove_tree, seal, tree_hash
 
 ENV_FILE = "env.json"
+# Left out when copying a local project: bytecode is rebuilt by the environment's interpreter.
+PYTHON_IGNORE = ("*.pyc",)
 TAIL_LINES = 15
 
 
@@ -113,128 +112,6 @@ def find_interpreter(version: str) -> Interpreter | None:
 
 def default_python_version() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
-
-
-# --------------------------------------------------------------------------- sources
-
-
-def _is_archive(source: str) -> bool:
-    return bool(re.search(r"\.(tar\.gz|tgz|tar\.bz2|tar\.xz|tar|zip|whl)$", source))
-
-
-def _is_git(source: str) -> bool:
-    return source.startswith("git@") or source.endswith(".git") or source.startswith("git+")
-
-
-def fetch_source(spec: ProjectSpec, dest: Path, *, downloads: Path) -> None:
-    """Put the project's source tree at ``dest`` (which must not exist)."""
-    source = spec.resolved_source()
-    staging = dest.with_name(dest.name + ".fetch")
-    remove_tree(staging)
-    # A commit names a git revision whatever the address looks like (a repository path,
-    # file://, https://host/owner/repo): never ignore it silently.
-    if _is_git(source) or (spec.commit and not _is_archive(source)):
-        _git_checkout(source.removeprefix("git+"), spec.commit, staging)
-    elif _is_archive(source):
-        archive = _download(source, downloads) if "://" in source else Path(source)
-        if not archive.is_file():
-            raise UserError(f"project {spec.name}: source archive not found: {archive}")
-        _extract(archive, staging)
-    elif "://" in source:
-        raise UserError(
-            f"project {spec.name}: cannot fetch {source!r}",
-            hint="use a git URL (ending in .git), an archive URL, or a local directory",
-        )
-    else:
-        path = Path(source)
-        if not path.is_dir():
-            raise UserError(f"project {spec.name}: source directory not found: {path}")
-        shutil.copytree(path, staging, symlinks=True,
-                        ignore=shutil.ignore_patterns(*SKIP_DIRS, "*.pyc"))
-    if spec.subdir:
-        root = staging / spec.subdir
-    else:
-        root = _single_top(staging) if _is_archive(source) else staging
-    if not root.is_dir():
-        raise UserError(f"project {spec.name}: subdir {spec.subdir!r} not found in the source")
-    shutil.move(str(root), str(dest))
-    remove_tree(staging)
-
-
-def _plain_local_dir(spec: ProjectSpec) -> Path | None:
-    """The project's directory when its source is a local tree used as is."""
-    source = spec.resolved_source()
-    if "://" in source or _is_git(source) or _is_archive(source) or spec.commit:
-        return None
-    path = Path(source)
-    if not path.is_dir():
-        raise UserError(f"project {spec.name}: source directory not found: {path}")
-    return path / spec.subdir if spec.subdir else path
-
-
-def _single_top(path: Path) -> Path:
-    """An archive holding one folder (``name-1.0/``) has its project inside that folder."""
-    entries = [p for p in path.iterdir() if p.name not in SKIP_DIRS]
-    if len(entries) == 1 and entries[0].is_dir():
-        return entries[0]
-    return path
-
-
-def _git_checkout(url: str, commit: str, dest: Path) -> None:
-    if shutil.which("git") is None:
-        raise ToolchainMissing("git is not installed", hint="apt-get install git")
-    # --no-hardlinks: a local clone would share object files with the user's repository, and
-    # sealing the environment would then chown and chmod the user's files.
-    _checked_run(["git", "clone", "--quiet", "--no-hardlinks", url, str(dest)],
-                 what=f"git clone {url}")
-    if commit:
-        _checked_run(["git", "-C", str(dest), "checkout", "--quiet", commit],
-                     what=f"git checkout {commit}")
-
-
-def _checked_run(argv: list[str], *, what: str) -> None:
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise UserError(f"{what} failed: {_tail(done.stderr or done.stdout, 3)}")
-
-
-def _download(url: str, downloads: Path) -> Path:
-    import httpx
-
-    downloads.mkdir(parents=True, exist_ok=True)
-    target = downloads / re.sub(r"[^A-Za-z0-9._-]", "_", url.rsplit("/", 1)[-1])
-    if target.is_file():
-        return target
-    try:
-        with httpx.stream("GET", url, follow_redirects=True, timeout=60) as response:
-            response.raise_for_status()
-            fd, tmp = tempfile.mkstemp(dir=downloads)
-            with os.fdopen(fd, "wb") as handle:
-                for chunk in response.iter_bytes():
-                    handle.write(chunk)
-        os.replace(tmp, target)
-    except httpx.HTTPError as exc:
-        raise UserError(f"cannot download {url}: {exc}") from None
-    return target
-
-
-def _extract(archive: Path, dest: Path) -> None:
-    dest.mkdir(parents=True)
-    name = archive.name
-    try:
-        if name.endswith((".zip", ".whl")):
-            with zipfile.ZipFile(archive) as zf:
-                for member in zf.namelist():
-                    if member.startswith("/") or ".." in Path(member).parts:
-                        raise UserError(f"{archive}: unsafe path in archive: {member}")
-                zf.extractall(dest)
-        else:
-            with tarfile.open(archive) as tf:
-                tf.extractall(dest, filter="data")
-    # A truncated compressed stream raises EOFError / zlib.error / LZMAError, not TarError.
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error,
-            lzma.LZMAError) as exc:
-        raise UserError(f"{archive}: cannot extract ({exc})") from None
 
 
 # --------------------------------------------------------------------------- environments
@@ -342,11 +219,12 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
         with tempfile.TemporaryDirectory(prefix=".fetch-", dir=envs_dir) as tmp:
             # The key needs the source's hash: a local directory is hashed where it is (so a
             # cached environment costs one read), anything else is fetched first.
-            local = _plain_local_dir(spec)
+            local = local_source_dir(spec)
             if local is not None:
                 source_hash = tree_hash(local)
             else:
-                fetch_source(spec, Path(tmp) / "src", downloads=root / "downloads")
+                fetch_source(spec, Path(tmp) / "src", downloads=root / "downloads",
+                             ignore=PYTHON_IGNORE)
                 source_hash = tree_hash(Path(tmp) / "src")
             key = spec.key(source_hash=source_hash, harness_version=HARNESS_VERSION)
             path = envs_dir / f"{spec.slug}-{key}"
@@ -362,7 +240,8 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
                 remove_tree(path)
                 path.mkdir()
                 if local is not None:
-                    fetch_source(spec, path / "src", downloads=root / "downloads")
+                    fetch_source(spec, path / "src", downloads=root / "downloads",
+                                 ignore=PYTHON_IGNORE)
                 else:
                     shutil.move(str(Path(tmp) / "src"), str(path / "src"))
                 if tree_hash(path / "src") != source_hash:
