@@ -186,10 +186,15 @@ def generation_task(problem: Problem) -> Task:
     if problem.language == "go" and problem.go_import:
         # The runner writes one import block of its own (see program_source.go_imports).
         prefix = prefix.replace(problem.go_import, "", 1)
+    prompt = problem.prompt
+    if problem.language == "rust":
+        # Rust's `prompt` is only the doc comment: the model is shown it followed by the
+        # declaration it continues, and the program is declaration + generation + test.
+        prompt, prefix = problem.prompt + problem.declaration, problem.declaration
     return _task(
         problem,
         benchmark=f"humanevalx-{problem.language}",
-        prompt=problem.prompt,
+        prompt=prompt,
         prefix=prefix,
         mode="generation",
     )

@@ -20,7 +20,7 @@ from codereval.errors import UserError
 from codereval.marker import marker_seen, new_marker
 from codereval.model import Outcome, Sample, Stage, Task, Verdict
 from codereval.runners.base import RunContext, Runner
-from codereval.runners.program_source import build_program
+from codereval.runners.program_source import RUST_TEST_FILE, build_program
 from codereval.runners.program_toolchains import TOOLCHAINS, Toolchain
 from codereval.sandbox.base import ExecResult
 
@@ -68,11 +68,16 @@ def classify_failure(language: str, *, stdout: str, stderr: str, signal: int | N
         if re.search(r"^panic: ", output, re.M):
             return Verdict.RUNTIME_ERROR
         return Verdict.FAILED if "--- FAIL" in output else Verdict.RUNTIME_ERROR
+    if language == "rust":
+        # Only a panic raised in the test file is a failed check; one in the code is a crash.
+        test_file = re.escape(RUST_TEST_FILE)
+        return (Verdict.FAILED if re.search(rf"panicked at (?:\S*/)?{test_file}:\d+", stderr)
+                else Verdict.RUNTIME_ERROR)
     return Verdict.RUNTIME_ERROR
 
 
 _TELLING_LINE = re.compile(
-    r"Error|Exception|panic:|Assertion|--- FAIL|terminate called|Segmentation", re.I)
+    r"Error|Exception|panic:|panicked|Assertion|--- FAIL|terminate called|Segmentation", re.I)
 
 
 def _failure_detail(language: str, verdict: Verdict, stdout: str, stderr: str) -> str:

@@ -6,6 +6,7 @@ declaration for translation), plus what makes the verdict honest:
 * a completion marker printed only after the test returned (promise 3), so ``exit(0)`` in the
   generated code never passes;
 * JavaScript's ``console.assert`` made to throw (in Node it only prints);
+* Rust tests (``#[cfg(test)] mod tests { #[test] fn ... }``) called from our own ``main``;
 * Go imports computed from what the code uses, not from a fixed list of names.
 """
 
@@ -23,6 +24,12 @@ GO_TEST_FILE = "main_test.go"
 GO_MARKER_FILE = "codereval_marker_test.go"
 # The test binary's main for the direct compile and link (a subdirectory: `go test .` skips it).
 GO_TESTMAIN_FILE = "codereval_testmain/main.go"
+# Rust: the test module goes in its own file, so a panic located there is a failed assertion.
+RUST_MAIN_FILE = "main.rs"
+RUST_TEST_FILE = "codereval_tests.rs"
+_RUST_TEST_FUNC = re.compile(r"#\[test\]\s*fn\s+(\w+)")
+_RUST_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_RUST_TEST_MOD = re.compile(r"^\s*mod\s+(\w+)\s*\{", re.M)
 _GO_TEST_FUNC = re.compile(r"^func\s+(Test\w+)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
 
 # Standard-library packages a Go generation may use without importing them itself: the prompt
@@ -190,12 +197,42 @@ def go_testmain(tests: list[str], *, marker: str) -> str:
     )
 
 
+def rust_program(task: Task, code: str, *, marker: str) -> Program:
+    """``prefix + code`` then the test module and a ``main`` that calls each ``#[test]`` fn.
+
+    Built as a plain binary with ``--cfg test`` rather than by libtest, whose runner prints no
+    marker of ours: a test that returns has passed, a failed assertion panics (exit 101).
+    """
+    prefix = task.extra.get("prefix", task.prompt)
+    test = task.test.code if task.test else ""
+    # Found outside comments (Rust/50 comments between `#[test]` and `fn`; Rust/32's whole
+    # test module is commented out, so it has none).
+    bare = _RUST_COMMENT.sub(" ", test)
+    names = _RUST_TEST_FUNC.findall(bare)
+    module = _RUST_TEST_MOD.search(bare)
+    # The tests become plain functions the crate root may call.
+    test = test.replace("#[test]", "")
+    for name in names:
+        test = re.sub(rf"\bfn\s+{name}\s*\(", f"pub(crate) fn {name}(", test, count=1)
+    if names and module:
+        calls = "".join(f"    {module.group(1)}::{name}();\n" for name in names)
+    else:
+        # No test found means nothing was checked: that is never a pass.
+        calls = '    eprintln!("error: no test functions found");\n    std::process::exit(1);\n'
+    text = (
+        f'{prefix}{_code(code)}\ninclude!("{RUST_TEST_FILE}");\n\n'
+        f'fn main() {{\n{calls}    println!("\\n{marker}");\n}}\n'
+    )
+    return Program(files={RUST_MAIN_FILE: text, RUST_TEST_FILE: test}, main=RUST_MAIN_FILE)
+
+
 BUILDERS = {
     "python": python_program,
     "cpp": cpp_program,
     "java": java_program,
     "js": js_program,
     "go": go_program,
+    "rust": rust_program,
 }
 
 

@@ -8,7 +8,10 @@ keyed by the compiler version and flags and reused read-only by every sample:
 * JavaScript: the npm package ``js-md5`` (one task requires it), exposed through NODE_PATH;
 * Go: a module cache holding testify (fetched once from the Go module proxy, so later runs are
   offline) and one warm GOCACHE, writable during compilation only; every sample still builds in
-  its own directory.
+  its own directory;
+* Rust: the crates every declaration imports (rand, regex, md5; pinned versions from crates.io)
+  built once with cargo into rlibs keyed by the rustc version, then each sample is one
+  ``rustc`` call linking against them (later runs are offline).
 
 Caches are built outside the sandbox (our own fixed inputs, the only step that uses the
 network) into a temporary directory and renamed into place, so concurrent processes are safe.
@@ -17,6 +20,7 @@ network) into a temporary directory and renamed into place, so concurrent proces
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -42,6 +46,10 @@ CPP_LIBS = ("-lcrypto",)
 JS_MD5 = "js-md5@0.8.3"
 TESTIFY = "github.com/stretchr/testify"
 TESTIFY_VERSION = "v1.9.0"
+# Every HumanEval-X Rust declaration starts with `use rand::Rng; use regex::Regex; use md5;`.
+# rand before 0.8: the tests call the two-argument `gen_range(low, high)`.
+RUST_CRATES = (("rand", "0.7.3"), ("regex", "1.11.1"), ("md5", "0.7.0"))
+RUST_FLAGS = ("--edition", "2021", "--cfg", "test", "-C", "opt-level=0", "-A", "warnings")
 JAVA_RUN_FLAGS = ("-ea", "-Xmx512m", "-Xss8m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                   "-Duser.language=en", "-Duser.country=US")
 
@@ -416,12 +424,97 @@ class GoToolchain(Toolchain):
         return self._request(argv, workdir, limits)
 
 
+class RustToolchain(Toolchain):
+    language = "rust"
+
+    def _setup(self, cache_root: Path) -> None:
+        # Not resolved through symlinks: rustup's proxies choose the tool by their own name.
+        rustc = shutil.which("rustc")
+        if rustc is None:
+            raise ToolchainMissing("rustc not found on PATH", hint="install Rust (https://rustup.rs)")
+        # The real compiler, not rustup's proxy: the sandbox gets no rustup state.
+        self.sysroot = Path(_version([rustc, "--print", "sysroot"]))
+        if not (self.sysroot / "bin" / "rustc").is_file():
+            raise ToolchainMissing(f"rustc reports no usable sysroot ({self.sysroot})",
+                                   hint="install Rust (https://rustup.rs)")
+        self.rustc = str(self.sysroot / "bin" / "rustc")
+        version = _version([self.rustc, "--version"])
+        pins = [f"{name}={pin}" for name, pin in RUST_CRATES]
+        self.cache = cache_root / f"rust-{_key(version, *pins)}"
+        if not (self.cache / "externs").is_file():
+            self._build(version)
+        self.externs = [
+            line.strip() for line in
+            (self.cache / "externs").read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
+        self.fingerprint = f"{version}; {', '.join(pins)}"
+
+    def _build(self, version: str) -> None:
+        cargo = shutil.which("cargo")
+        if cargo is None:
+            raise ToolchainMissing("cargo not found on PATH", hint="install Rust (https://rustup.rs)")
+        self.cache.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix="rust-", dir=self.cache.parent))
+        deps = "".join(f'{name} = "={pin}"\n' for name, pin in RUST_CRATES)
+        (build / "Cargo.toml").write_text(
+            '[package]\nname = "codereval-humanevalx-deps"\nversion = "0.0.0"\n'
+            f'edition = "2021"\n\n[lib]\npath = "lib.rs"\n\n[dependencies]\n{deps}',
+            encoding="utf-8")
+        (build / "lib.rs").write_text("", encoding="utf-8")
+        env = dict(os.environ, CARGO_TARGET_DIR=str(build / "target"),
+                   RUSTC=self.rustc, CARGO_TERM_COLOR="never")
+        done = subprocess.run(
+            [cargo, "build", "--release", "--message-format=json"], cwd=build, env=env,
+            capture_output=True, text=True, timeout=900, check=False)
+        wanted = {name for name, _ in RUST_CRATES}
+        found: dict[str, Path] = {}
+        for line in done.stdout.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if (message.get("reason") == "compiler-artifact"
+                    and message["target"]["name"] in wanted):
+                rlibs = [Path(f) for f in message["filenames"] if f.endswith(".rlib")]
+                if rlibs:
+                    found[message["target"]["name"]] = rlibs[0]
+        if done.returncode != 0 or set(found) != wanted:
+            shutil.rmtree(build, ignore_errors=True)
+            raise ToolchainMissing(
+                f"cargo could not build {', '.join(sorted(wanted))} for {version} "
+                f"({done.stderr.strip()[-300:]})",
+                hint="check access to crates.io",
+            )
+        # Only the rlibs are kept: the extern crates and the dependencies they were built with.
+        shutil.copytree(build / "target" / "release" / "deps", build / "deps",
+                        ignore=lambda _dir, names: [n for n in names if not n.endswith(".rlib")])
+        shutil.rmtree(build / "target")
+        (build / "externs").write_text(
+            "".join(f"{name}={self.cache / 'deps' / found[name].name}\n" for name in sorted(found)),
+            encoding="utf-8")
+        _publish(build, self.cache)
+
+    def compile_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
+        argv = [self.rustc, *RUST_FLAGS]
+        for extern in self.externs:
+            argv += ["--extern", extern]
+        argv += ["-L", f"dependency={self.cache / 'deps'}", main, "-o", "program"]
+        mounts = (Mount(source=self.sysroot, target=self.sysroot),
+                  Mount(source=self.cache, target=self.cache))
+        return self._request(argv, workdir, compile_limits(limits), mounts=mounts)
+
+    def run_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
+        return self._request([str(workdir / "program")], workdir, limits,
+                             env={"RUST_BACKTRACE": "0"})
+
+
 TOOLCHAINS: dict[str, type[Toolchain]] = {
     "python": PythonToolchain,
     "cpp": CppToolchain,
     "java": JavaToolchain,
     "js": JsToolchain,
     "go": GoToolchain,
+    "rust": RustToolchain,
 }
 
 __all__ = ["TOOLCHAINS", "Toolchain", "compile_limits"]
