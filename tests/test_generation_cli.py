@@ -29,6 +29,9 @@ def test_dry_run_prints_prompts_and_sends_nothing(shared_data: Path, tmp_path: P
     assert output.count("===== Python/") == 3
     assert "def has_close_elements(" in output
     assert not out.exists()
+    # --out is not needed to look at prompts.
+    code, output = _invoke(["generate", *HX, "--dry-run"], shared_data)
+    assert code == 0 and output.count("===== Python/") == 3
 
 
 def test_generation_resumes_and_keeps_failed_requests_out(
@@ -80,6 +83,7 @@ def test_missing_model_and_unknown_task_are_user_errors(
 
     for args, message in (
         (["generate", *HX, "--out", str(tmp_path / "s.jsonl")], "--model is required"),
+        (["generate", *HX, "--model", "m"], "--out is required"),
         (["generate", "--benchmark", "humanevalx-python", "--task-id", "Python/9999",
           "--model", "m", "--out", str(tmp_path / "s.jsonl")], "unknown task id"),
         (["generate", *HX, "--model", "m", "--backend", "nope",

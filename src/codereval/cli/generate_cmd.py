@@ -190,8 +190,8 @@ def _generate(
 @_task_options
 @_model_options
 @click.option("--dry-run", is_flag=True, help="Print the prompts and exit.")
-@click.option("--out", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="Samples file (JSONL); appended to, and resumed from.")
+@click.option("--out", default=None, type=click.Path(path_type=Path, dir_okay=False),
+              help="Samples file (JSONL); appended to, and resumed from (not with --dry-run).")
 def generate_command(
     benchmark: str | None,
     tasks_path: Path | None,
@@ -199,7 +199,7 @@ def generate_command(
     task_ids: tuple[str, ...],
     limit: int | None,
     dry_run: bool,
-    out: Path,
+    out: Path | None,
     **params: Any,
 ) -> None:
     """Sample completions from a model and extract the code to evaluate.
@@ -210,15 +210,17 @@ def generate_command(
 
     \b
     Examples:
-      codereval generate --benchmark mini-python --prompt raw --dry-run --out s.jsonl
+      codereval generate --benchmark mini-python --prompt raw --dry-run
       OPENAI_BASE_URL=http://localhost:8000/v1 codereval generate --benchmark mini-python \\
           --model my-model --style chat -n 10 --out samples.jsonl
       codereval generate --tasks CoderEval4Python.json --backend hf --model ./tiny \\
           --prompt human -n 1 --temperature 0 --out samples.jsonl
     """
+    if out is None and not dry_run:
+        raise UserError("--out is required", hint="name the samples file to write, or --dry-run")
     _, tasks = _load_tasks(benchmark=benchmark, tasks_path=tasks_path, data_dir=data_dir,
                            task_ids=task_ids, limit=limit)
-    _generate(tasks, out=out, params=params, dry_run=dry_run)
+    _generate(tasks, out=out or Path("-"), params=params, dry_run=dry_run)
 
 
 @click.command("run")
