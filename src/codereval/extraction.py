@@ -106,15 +106,23 @@ def _python_defines(name: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*(async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", re.M)
 
 
+def _code_part(
+    text: str, defines: re.Pattern[str], *, chat: bool, code_line: re.Pattern[str], truncated: bool
+) -> tuple[str, bool]:
+    """The part of a model's answer that holds code: the fenced block defining the target (an
+    unclosed fence means the answer was cut off), else a chat answer without its preamble."""
+    block = pick_block(fenced_blocks(text), defines)
+    if block is not None:
+        return block.code, truncated or not block.closed
+    if chat:
+        return _drop_preamble(text, code_line), truncated
+    return text, truncated
+
+
 def python_code(text: str, *, name: str, head: str, chat: bool, truncated: bool) -> Extraction:
     defines = _python_defines(name)
-    block = pick_block(fenced_blocks(text), defines)
-    body = text
-    if block is not None:
-        body = block.code
-        truncated = truncated or not block.closed
-    elif chat:
-        body = _drop_preamble(text, _PY_CODE_LINE)
+    body, truncated = _code_part(text, defines, chat=chat, code_line=_PY_CODE_LINE,
+                                 truncated=truncated)
     # A continuation of the prompt (or a chat answer with only the body) is joined with it.
     source = body if defines.search(body) else head + body
     tree, source = _parse_python(source)
@@ -256,13 +264,8 @@ _NOT_DECLARATION = {"new", "return", "throw", "else", "if", "while", "for", "swi
 
 def java_code(text: str, *, name: str, head: str, chat: bool, truncated: bool) -> Extraction:
     defines = re.compile(rf"\b{re.escape(name)}\s*\([^;]*?\)[^;{{]*\{{", re.S)
-    block = pick_block(fenced_blocks(text), defines)
-    body = text
-    if block is not None:
-        body = block.code
-        truncated = truncated or not block.closed
-    elif chat:
-        body = _drop_preamble(text, _JAVA_CODE_LINE)
+    body, truncated = _code_part(text, defines, chat=chat, code_line=_JAVA_CODE_LINE,
+                                 truncated=truncated)
     span = java_method_span(body, name)
     source = body
     if span is None:
