@@ -82,9 +82,13 @@ PYTHON_HELPERS = (
 )
 
 
+def _prefix_and_test(task: Task) -> tuple[str, str]:
+    """What comes before the generated code (the declaration, or the prompt) and the test."""
+    return task.extra.get("prefix", task.prompt), task.test.code if task.test else ""
+
+
 def python_program(task: Task, code: str, *, marker: str) -> Program:
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     # OpenAI's HumanEval runs prompt + completion + check with nothing added.
     helpers = PYTHON_HELPERS if task.benchmark.startswith("humanevalx") else ""
     text = f"{helpers}{prefix}{_code(code)}\n{test}\n\nprint({marker!r}, flush=True)\n"
@@ -92,8 +96,7 @@ def python_program(task: Task, code: str, *, marker: str) -> Program:
 
 
 def cpp_program(task: Task, code: str, *, marker: str) -> Program:
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     # Rename only the test's main: a main in the generated code still clashes with ours, as it
     # clashes with the test's in the original harness.
     test = re.sub(r"\bint\s+main\s*\(", f"int {CPP_TEST_MAIN}(", test, count=1)
@@ -107,8 +110,7 @@ def cpp_program(task: Task, code: str, *, marker: str) -> Program:
 
 
 def java_program(task: Task, code: str, *, marker: str) -> Program:
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     entry = (
         f"\nclass {JAVA_ENTRY_CLASS} {{\n"
         "    public static void main(String[] args) throws Throwable {\n"
@@ -130,8 +132,7 @@ JS_PROLOGUE = (
 
 
 def js_program(task: Task, code: str, *, marker: str) -> Program:
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     text = f"{JS_PROLOGUE}{prefix}{_code(code)}\n{test}\n\nconsole.log({marker!r});\n"
     return Program(files={"program.js": text}, main="program.js")
 
@@ -156,8 +157,7 @@ def go_imports(source: str, *, already: set[str]) -> list[str]:
 
 
 def go_program(task: Task, code: str, *, marker: str) -> Program:
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     setup = task.extra.get("go_test_setup", "")
     body = f"{prefix}{_code(code)}"
     # Some test setups import what only the reference uses (Go/162 imports crypto/md5): an
@@ -203,8 +203,7 @@ def rust_program(task: Task, code: str, *, marker: str) -> Program:
     Built as a plain binary with ``--cfg test`` rather than by libtest, whose runner prints no
     marker of ours: a test that returns has passed, a failed assertion panics (exit 101).
     """
-    prefix = task.extra.get("prefix", task.prompt)
-    test = task.test.code if task.test else ""
+    prefix, test = _prefix_and_test(task)
     # Found outside comments (Rust/50 comments between `#[test]` and `fn`; Rust/32's whole
     # test module is commented out, so it has none).
     bare = _RUST_COMMENT.sub(" ", test)
