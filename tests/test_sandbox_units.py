@@ -178,6 +178,30 @@ def test_bwrap_mounts_a_directory_at_another_path_read_only(tmp_path: Path) -> N
 
 
 @needs_bwrap
+def test_bwrap_mounts_at_a_path_the_host_lacks_without_creating_it(tmp_path: Path) -> None:
+    # The original CoderEval machine's /home/travis/builds/repos: read-only tree, writable project.
+    tree, project = tmp_path / "repos", tmp_path / "scratch" / "project"
+    (tree / "standalone").mkdir(parents=True)
+    (tree / "standalone" / "t.py").write_text("standalone\n")
+    (tree / "p").mkdir()  # a mount inside a read-only mount needs its mount point there
+    project.mkdir(parents=True)
+    virtual = Path("/home/cr-virtual/builds/repos")
+    script = (f"cat {virtual}/standalone/t.py; echo out > {virtual}/p/new && echo wrote; "
+              f"echo x > {virtual}/standalone/u || echo refused; pwd")
+    request = ExecRequest(
+        argv=("sh", "-c", script), cwd=virtual / "p", scratch=tmp_path / "scratch",
+        env={"PATH": "/usr/bin:/bin"},
+        mounts=(Mount(source=tree, target=virtual),
+                Mount(source=project, target=virtual / "p", writable=True)),
+    )  # fmt: skip
+    result = get_sandbox("bwrap").run(request)
+    assert result.stdout.decode().split() == ["standalone", "wrote", "refused", f"{virtual}/p"]
+    assert (project / "new").read_text() == "out\n"
+    assert not (tree / "standalone" / "u").exists()
+    assert not Path("/home/cr-virtual").exists()
+
+
+@needs_bwrap
 def test_bwrap_reports_its_own_failure_as_a_sandbox_error(tmp_path: Path) -> None:
     request = ExecRequest(
         argv=(sys.executable, "-c", "pass"), cwd=tmp_path, scratch=tmp_path, env={},

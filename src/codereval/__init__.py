@@ -12,7 +12,7 @@ from codereval.model import (
 
 __version__ = "0.1.0"
 # Bumped whenever a change to the harness could change a verdict; recorded with every outcome.
-HARNESS_VERSION = "codereval-harness/1"
+HARNESS_VERSION = "codereval-harness/2"
 
 __all__ = [
     "HARNESS_VERSION",

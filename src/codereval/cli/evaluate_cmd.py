@@ -48,6 +48,11 @@ def _load_tasks(
 )
 @click.option("--benchmark", default=None, help="A benchmark by name: mini-python, humaneval ...")
 @click.option(
+    "--prepared",
+    type=click.Path(path_type=Path),
+    help="A benchmark directory written by `codereval prepare` (records, tests and projects).",
+)
+@click.option(
     "--data-dir", type=click.Path(path_type=Path), help="Where the benchmark's data files are."
 )
 @click.option(
@@ -110,6 +115,7 @@ def _load_tasks(
 def evaluate_command(
     tasks_path: Path | None,
     benchmark: str | None,
+    prepared: Path | None,
     data_dir: Path | None,
     samples_path: Path | None,
     tests_dir: Path | None,
@@ -138,6 +144,8 @@ def evaluate_command(
       codereval evaluate --tasks CoderEval4Python.json --samples Raw_Input.jsonl \\
           --tests-dir codereval-tests --projects projects.toml --jobs 2 --out runs/chatgpt
       codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
+      codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
+          --compat --out runs/chatgpt
     """
     from codereval.benchmarks.samples import load_samples
     from codereval.engine import Benchmark, EvalOptions, evaluate
@@ -147,6 +155,14 @@ def evaluate_command(
         raise UserError("--repeat only applies with --reference")
     if reference and samples_path is not None:
         raise UserError("--reference runs the references; do not pass --samples as well")
+    if prepared is not None:
+        from codereval.prepare.codereval_python import read_prepared
+
+        if tasks_path is not None or benchmark is not None:
+            raise UserError("--prepared names the tasks; do not pass --tasks or --benchmark")
+        tasks_path, prepared_tests, prepared_projects = read_prepared(prepared)
+        tests_dir = tests_dir or prepared_tests
+        projects = projects or prepared_projects
     if tests_dir is not None and not tests_dir.is_dir():
         raise UserError(f"tests directory not found: {tests_dir}", hint="check --tests-dir")
     name, tasks, source, builtin = _load_tasks(benchmark, tasks_path, data_dir)

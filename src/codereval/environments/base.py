@@ -7,7 +7,9 @@ language live beside this module.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import posixpath
 import tomllib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -31,6 +33,12 @@ class ProjectSpec:
     subdir: str = ""
     python: str = ""  # requested Python version, e.g. "3.11"
     requirements: tuple[str, ...] = ()
+    # Resolve requirements as they were then: uv's --exclude-newer, an RFC 3339 UTC timestamp
+    # ("2022-08-01T00:00:00Z"); normalise manifest values with ``parse_exclude_newer``.
+    exclude_newer: str = ""
+    # Folder inside the project where the task records' file_path is rooted (neo4j: "src").
+    # Where tests are placed, not how the environment is built: not part of the recipe.
+    record_root: str = field(default="", compare=False)
     # Java: source roots relative to the project root, extra jars.
     source_roots: tuple[str, ...] = ()
     jars: tuple[str, ...] = ()
@@ -54,6 +62,8 @@ class ProjectSpec:
             "requirements": list(self.requirements),
             "source_roots": list(self.source_roots),
             "jars": list(self.jars),
+            # Only when set, so environments built before the key existed keep their keys.
+            **({"exclude_newer": self.exclude_newer} if self.exclude_newer else {}),
         }
 
     def key(self, *, source_hash: str, harness_version: str) -> str:
@@ -95,10 +105,50 @@ class EnvironmentBuilder(ABC):
         """None when the environment is intact, else what is wrong."""
 
 
+def parse_exclude_newer(value: object) -> str:
+    """An ISO date or datetime as the RFC 3339 UTC timestamp uv's ``--exclude-newer`` takes.
+
+    A date means the start of that day in UTC (packages uploaded before it); a datetime without
+    an offset is taken as UTC. TOML date and datetime values are accepted as they are parsed.
+    Raises ValueError for anything else.
+    """
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, dt.date):
+        moment = dt.datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                day = dt.date.fromisoformat(text)
+                moment = dt.datetime(day.year, day.month, day.day)
+            else:
+                moment = dt.datetime.fromisoformat(text.replace("z", "Z"))
+        except ValueError:
+            raise ValueError(f"not an ISO date or datetime: {value!r}") from None
+    else:
+        raise ValueError(f"not an ISO date or datetime: {value!r}")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _record_root(value: object) -> str:
+    """A relative folder inside the project ('' for its root); ValueError otherwise."""
+    text = str(value).strip().replace("\\", "/")
+    if not text:
+        return ""
+    norm = posixpath.normpath(text)
+    if text.startswith("/") or norm == ".." or norm.startswith("../"):
+        raise ValueError(f"must be a folder inside the project, got {value!r}")
+    return "" if norm == "." else norm
+
+
 def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
-    Keys per project: language, source, commit, subdir, python, requirements, source_roots, jars.
+    Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
+    record_root, source_roots, jars.
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -112,7 +162,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
         raise UserError(f"{path}: no [projects] table", hint='add [projects."owner/repo"]')
     specs = []
     allowed = {
-        "language", "source", "commit", "subdir", "python", "requirements", "source_roots", "jars"
+        "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
+        "record_root", "source_roots", "jars",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -132,6 +183,18 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 f"{path}: project {name!r}: unknown language {entry.get('language')!r}",
                 hint=f"one of {[lang.value for lang in Language]}",
             ) from None
+        try:
+            exclude_newer = (parse_exclude_newer(entry["exclude_newer"])
+                             if entry.get("exclude_newer", "") != "" else "")
+        except ValueError as exc:
+            raise UserError(
+                f"{path}: project {name!r}: bad exclude_newer ({exc})",
+                hint='write an ISO date or datetime, e.g. "2022-08-01" or "2022-08-01T12:00:00Z"',
+            ) from None
+        try:
+            record_root = _record_root(entry.get("record_root", ""))
+        except ValueError as exc:
+            raise UserError(f"{path}: project {name!r}: bad record_root ({exc})") from None
         specs.append(
             ProjectSpec(
                 name=name,
@@ -141,6 +204,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 subdir=str(entry.get("subdir", "")),
                 python=str(entry.get("python", "")),
                 requirements=tuple(str(r) for r in entry.get("requirements", ())),
+                exclude_newer=exclude_newer,
+                record_root=record_root,
                 source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
                 jars=tuple(str(r) for r in entry.get("jars", ())),
                 base_dir=path.parent.resolve(),

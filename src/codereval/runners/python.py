@@ -4,6 +4,13 @@ Per sample: check the code parses, inject it (the official last-def rule into a 
 our span rule into the project file), make a private workspace, run our harness wrapper in the
 sandbox with the project's interpreter, and turn what the wrapper reported into an Outcome. A
 pass needs the per-run marker, which the wrapper reveals only after the test returned.
+
+Official CoderEval tests were written on, and for, the original platform's machine. With
+``compat`` each runs as it did there (``platform.toml`` beside the CoderEval data says how): the
+test tree visible at ``/home/travis/builds/repos`` (read-only, the sample's project a private
+writable view inside it), that working directory and ``sys.argv[0]``, the environment variables a
+Docker shell gave, and a standalone test that never calls its test function calls nothing.
+Without ``compat`` the stricter behaviour stays, and an outcome's detail says where it may differ.
 """
 
 from __future__ import annotations
@@ -42,12 +49,20 @@ from codereval.model import (
     Verdict,
 )
 from codereval.runners.base import RunContext, Runner
+from codereval.runners.platform import OfficialPlatform, official_platform
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
 
 TAIL_CHARS = 4000
 INLINE_TEST = "test_codereval_inline.py"
 OFFICIAL_KINDS = (TestKind.CODEREVAL_MODULE, TestKind.CODEREVAL_STANDALONE)
+# The official layout's folder of standalone tests; a manifest entry of this name gives them an
+# environment of their own (the third-party packages those tests import).
+STANDALONE = "standalone"
+NEVER_CALLED_NOTE = (
+    "{func}() was called by our harness; the original platform never called it (so any sample "
+    "passed there): --compat reproduces that"
+)
 
 
 class _Infra(Exception):
@@ -65,6 +80,15 @@ class _Plan:
     span: tuple[int, int] | None = None  # where the sample sits in the target file
     test_func: str = ""
     call_test_func: bool = False
+    # compat: where the original platform had the workspace (its folder under the repos root).
+    view: str = ""
+    # The test reads or runs things at the original machine's absolute paths.
+    machine_bound: bool = False
+
+
+def _fingerprint(env: Environment | None) -> str:
+    """The environment's key; a test run by our own interpreter is keyed by its version."""
+    return env.key if env is not None else f"python-{default_python_version()}"
 
 
 def _tail(data: bytes | str) -> str:
@@ -83,7 +107,12 @@ def official_standalone_path(task: Task) -> str:
     """``standalone/<file_path without .py, '/' -> '-'>-<name>.py`` below ``repos/``."""
     assert task.location is not None
     stem = task.location.file_path.removesuffix(".py").replace("/", "-")
-    return f"standalone/{stem}-{task.name}.py"
+    return f"{STANDALONE}/{stem}-{task.name}.py"
+
+
+def project_folder(project: str) -> str:
+    """``owner/repo`` -> ``owner---repo``, the project's folder below ``repos/``."""
+    return project.replace("/", "---")
 
 
 def _env_cache_root(env_root: Path) -> Path:
@@ -129,7 +158,7 @@ class PythonProjectRunner(Runner):
 
     def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
         require_tests_dir(ctx.tests_dir)
-        projects = {task.project for task in tasks if task.project}
+        projects = {self._env_name(task, ctx) for task in tasks if task.project}
         self._resolve_from_manifest(projects, ctx)
         reasons: dict[str, str] = {}
         for task in tasks:
@@ -146,6 +175,18 @@ class PythonProjectRunner(Runner):
 
     def _needs_env(self, task: Task, ctx: RunContext) -> bool:
         return not self._is_standalone_official(task, ctx)
+
+    def _env_name(self, task: Task, ctx: RunContext) -> str:
+        return STANDALONE if self._is_standalone_official(task, ctx) else task.project
+
+    def _task_environment(self, task: Task, ctx: RunContext) -> Environment | None:
+        """The project's environment; for a standalone test, the standalone one if built."""
+        if not task.project:
+            return None
+        env = self._environment(self._env_name(task, ctx), ctx)
+        if env is not None and not env.ready and not self._needs_env(task, ctx):
+            return None
+        return env
 
     def _is_standalone_official(self, task: Task, ctx: RunContext) -> bool:
         if task.test is not None:
@@ -171,8 +212,7 @@ class PythonProjectRunner(Runner):
         return ""
 
     def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
-        env = self._environment(task.project, ctx) if task.project else None
-        return env.key if env else ""
+        return _fingerprint(self._task_environment(task, ctx))
 
     # ------------------------------------------------------------------ planning
 
@@ -221,9 +261,11 @@ class PythonProjectRunner(Runner):
             return _Plan(
                 base=None, changed={path.name: injected.text}, target=path.name,
                 span=(injected.start, injected.end), test_func=f"test_{task.name}",
-                call_test_func="__name__" not in injected.text,
+                # The original ran the file and nothing else: a test never called passed.
+                call_test_func="__name__" not in injected.text and not ctx.compat,
+                view=STANDALONE,
             )
-        project_dir = repos / task.project.replace("/", "---")
+        project_dir = repos / project_folder(task.project)
         rel = official_module_path(task)
         path = ctx.tests_dir / explicit if explicit else project_dir / rel
         if explicit and path.is_relative_to(project_dir):
@@ -234,7 +276,7 @@ class PythonProjectRunner(Runner):
         # The environment's tree is the project; without one, the official tree is.
         base = env.source_dir if env is not None and env.ready else project_dir
         return _Plan(base=base, changed={rel: injected.text}, target=rel,
-                     span=(injected.start, injected.end))
+                     span=(injected.start, injected.end), view=project_folder(task.project))
 
     # ------------------------------------------------------------------ running
 
@@ -247,10 +289,10 @@ class PythonProjectRunner(Runner):
         return found.path
 
     def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
-        env = self._environment(task.project, ctx) if task.project else None
+        env = self._task_environment(task, ctx)
         provenance = Provenance(
             task_hash=task.content_hash(), code_hash=sample.code_hash(),
-            environment=env.key if env else "", harness_version=HARNESS_VERSION,
+            environment=_fingerprint(env), harness_version=HARNESS_VERSION,
         )
 
         def outcome(verdict: Verdict, stage: Stage, **fields: Any) -> Outcome:
@@ -302,9 +344,22 @@ class PythonProjectRunner(Runner):
         harness = scratch / "harness.py"
         harness.write_text(self._harness, encoding="utf-8")
         result_path = scratch / f"result-{uuid.uuid4().hex}.json"
-        target = workspace / plan.target
+        mounts = self._mounts(python, env, plan)
+        env_vars = self._env_vars(python, workspace, scratch)
+        root, notes = workspace, []
+        platform = self._faithful_platform(plan, ctx)
+        if platform is not None:
+            assert ctx.tests_dir is not None
+            root = platform.root / plan.view
+            mounts += (Mount(source=(ctx.tests_dir / "repos").resolve(), target=platform.root),
+                       Mount(source=workspace, target=root, writable=True))
+            env_vars = platform.environment(python=python, scratch=scratch, cwd=root)
+        elif ctx.compat and plan.view:
+            notes.append(f"the original's {OfficialPlatform.load().root} view needs the bwrap "
+                         f"sandbox; ran in {workspace}")
+        target = root / plan.target
         spec = {
-            "target": os.path.abspath(target), "mode": plan.mode, "root": str(workspace),
+            "target": os.path.abspath(target), "mode": plan.mode, "root": str(root),
             "result": str(result_path), "span": list(plan.span) if plan.span else [],
             "test_func": plan.test_func, "call_test_func": plan.call_test_func,
         }
@@ -313,16 +368,27 @@ class PythonProjectRunner(Runner):
         marker = new_marker()
         request = ExecRequest(
             argv=(str(python), str(harness), str(spec_path)),
-            cwd=workspace,
+            cwd=root,
             scratch=scratch,
-            env=self._env_vars(python, workspace, scratch),
-            mounts=self._mounts(python, env, plan),
+            env=env_vars,
+            mounts=mounts,
             stdin=(marker + "\n").encode(),
             limits=ctx.limits,
         )
         result = ctx.sandbox.run(request)
         report = _read_result(result_path)
-        return _judge(result, report, marker, outcome)
+        judged = _judge(result, report, marker, outcome)
+        plan.machine_bound = _machine_bound(plan.changed.get(plan.target, ""))
+        return _with_notes(judged, plan, ctx, notes)
+
+    @staticmethod
+    def _faithful_platform(plan: _Plan, ctx: RunContext) -> OfficialPlatform | None:
+        """The original machine's layout to reproduce, when compat asks and the sandbox can."""
+        if not (ctx.compat and plan.view and ctx.tests_dir is not None):
+            return None
+        if not ctx.sandbox.isolation.startswith("bwrap"):
+            return None
+        return official_platform()
 
     @staticmethod
     def _env_vars(python: Path, workspace: Path, scratch: Path) -> dict[str, str]:
@@ -356,6 +422,31 @@ class PythonProjectRunner(Runner):
                 seen.add(resolved)
                 mounts.append(Mount(source=resolved, target=resolved))
         return tuple(mounts)
+
+
+_TRAVIS = "/home/travis/"
+
+
+def _machine_bound(test_text: str) -> bool:
+    """Does the test use the original machine's paths for more than extending sys.path?"""
+    return any(
+        _TRAVIS in line and "sys.path" not in line and not line.lstrip().startswith("#")
+        for line in test_text.splitlines()
+    )
+
+
+def _with_notes(outcome: Outcome, plan: _Plan, ctx: RunContext, notes: list[str]) -> Outcome:
+    """Say in the detail where our stricter default may have decided differently."""
+    if outcome.verdict is not Verdict.PASSED and not ctx.compat:
+        if plan.call_test_func:
+            notes.append(NEVER_CALLED_NOTE.format(func=plan.test_func))
+        if plan.machine_bound or (plan.view and _TRAVIS in outcome.stderr_tail):
+            notes.append(f"the test uses the original machine's {_TRAVIS}... paths, which only "
+                         "--compat provides")
+    if not notes:
+        return outcome
+    detail = "; ".join([outcome.detail, *notes]) if outcome.detail else "; ".join(notes)
+    return outcome.model_copy(update={"detail": detail})
 
 
 def _read_result(path: Path) -> dict[str, Any]:

@@ -147,7 +147,10 @@ class BwrapSandbox(Sandbox):
             isolation += f"+rlimit({','.join(applied)})"
         if request.network:
             isolation += "+net"
-        argv = [*prefix, *self._bwrap_argv(request), *request.argv]
+        try:
+            argv = [*prefix, *self._bwrap_argv(request), *request.argv]
+        except ValueError as error:
+            return error_result(f"sandbox setup: {error}", isolation=isolation)
         if cgroup is not None:
             argv = [*cgroup.join_prefix(self._sh), *argv]
 
@@ -211,7 +214,13 @@ class BwrapSandbox(Sandbox):
             (m.source, m.target, m.writable) for m in request.mounts
         ]
         binds.append((request.scratch, request.scratch, True))
-        for hidden in _hidden_program_dirs(request.argv[0], request.env.get("PATH")):
+        # A mount at a path the host lacks (the original platform's /home/travis/...) needs a
+        # private tmpfs over its deepest existing ancestor: the read-only root has no room.
+        virtual = _virtual_roots([m.target for m in request.mounts], request.scratch)
+        for root in virtual:
+            argv += ["--tmpfs", str(root)]
+        covered = (*PRIVATE_DIRS, *virtual)
+        for hidden in _hidden_program_dirs(request.argv[0], request.env.get("PATH"), covered):
             binds.append((hidden, hidden, False))
         # Parents before children, so a nested mount is not hidden by the one around it.
         for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
@@ -230,8 +239,34 @@ class BwrapSandbox(Sandbox):
 PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
 
 
-def _hidden_program_dirs(program: str, path: str | None) -> list[Path]:
-    """Folders under the private /tmp or /run that the program itself lives in.
+def _virtual_roots(targets: list[Path], scratch: Path) -> list[Path]:
+    """The existing folders to cover with a private tmpfs so that every mount target can be made.
+
+    For a target the host lacks, that is the parent of its first missing component (for
+    ``/home/travis/builds/repos`` on a host without ``/home/travis``: ``/home``). What the tmpfs
+    hides is bound back where a mount or the program needs it.
+    """
+    roots: list[Path] = []
+    for target in targets:
+        if target.exists() or any(
+            target.is_relative_to(p) for p in (*PRIVATE_DIRS, scratch) if p != Path("/")
+        ):
+            continue
+        missing = target
+        while not missing.parent.exists():
+            missing = missing.parent
+        root = missing.parent
+        if root == Path("/"):
+            raise ValueError(f"cannot mount at {target}: / has no {missing.name}")
+        if root not in roots and not any(root.is_relative_to(r) for r in roots):
+            roots = [r for r in roots if not r.is_relative_to(root)] + [root]
+    return roots
+
+
+def _hidden_program_dirs(
+    program: str, path: str | None, private: tuple[Path, ...] = PRIVATE_DIRS
+) -> list[Path]:
+    """Folders under a private tmpfs (/tmp, /run, a virtual root) that the program lives in.
 
     A checkout or virtualenv under /tmp (a CI clone, `pip install` into /tmp/venv) would vanish
     behind the private tmpfs, and with it the interpreter: its top folder there is bound back,
@@ -242,9 +277,10 @@ def _hidden_program_dirs(program: str, path: str | None) -> list[Path]:
         return []
     dirs: list[Path] = []
     for candidate in (Path(found).absolute(), Path(found).resolve()):
-        for private in PRIVATE_DIRS:
-            if candidate.is_relative_to(private) and len(candidate.parts) > 3:
-                top = Path(*candidate.parts[:3])
+        for folder in private:
+            depth = len(folder.parts) + 1
+            if candidate.is_relative_to(folder) and len(candidate.parts) > depth:
+                top = Path(*candidate.parts[:depth])
                 if top not in dirs:
                     dirs.append(top)
     return dirs

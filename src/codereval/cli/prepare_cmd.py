@@ -1,0 +1,98 @@
+"""`codereval prepare codereval-python`: a ready benchmark directory from public material."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from codereval.errors import Interrupted, UserError
+
+FAMILIES = ("codereval-python",)
+
+
+@click.command("prepare")
+@click.argument("family", type=click.Choice(FAMILIES))
+@click.option("--records", required=True, type=click.Path(path_type=Path),
+              help="The official records (CoderEval4Python.json).")
+@click.option("--test-map", type=click.Path(path_type=Path),
+              help="Official tests as one JSON object {task id: test file text}.")
+@click.option("--image", type=click.Path(path_type=Path),
+              help="The official Docker image tarball (`docker save` or `docker export` form, "
+                   "read without Docker): tests and projects as the platform had them.")
+@click.option("--image-tag", default=None, help="Which image of a multi-image tarball.")
+@click.option("--repos-tree", type=click.Path(path_type=Path),
+              help="An extracted official tree (the folder holding repos/, or repos/ itself).")
+@click.option("--manifest", type=click.Path(path_type=Path), default=None,
+              help="Projects manifest (git URL, commit, Python, requirements) [the one shipped "
+                   "with codereval: the 43 projects].")
+@click.option("--checkouts", type=click.Path(path_type=Path), default=None,
+              help="Folder of local project clones, <owner>---<repo> each, checked out at the "
+                   "manifest's commits.")
+@click.option("--fetch", is_flag=True,
+              help="Allow network: clone missing projects from the manifest's git URLs.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="The benchmark directory to write.")
+def prepare_command(
+    family: str, records: Path, test_map: Path | None, image: Path | None,
+    image_tag: str | None, repos_tree: Path | None, manifest: Path | None,
+    checkouts: Path | None, fetch: bool, force: bool, out: Path,
+) -> None:
+    """Turn the official records, the official tests and the projects into a benchmark
+    directory that `codereval evaluate --prepared DIR` runs.
+
+    Tests come from exactly one of --test-map, --image or --repos-tree. Projects come from the
+    image or tree when it holds them, else from --checkouts, else (only with --fetch) are
+    cloned at the pinned commits. What is missing is listed in a table; nothing is guessed.
+
+    \b
+    Examples:
+      codereval prepare codereval-python --records CoderEval4Python.json \\
+          --test-map record_testcases_map_python.json --fetch --out bench/codereval-python
+      codereval prepare codereval-python --records CoderEval4Python.json \\
+          --image codereval-python.tar --out bench/codereval-python
+      codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
+          --compat --out runs/chatgpt
+    """
+    from rich.console import Console
+
+    from codereval.prepare.checks import problems_table, summary_table
+    from codereval.prepare.codereval_python import TestsSource, prepare_codereval_python
+
+    given = [p for p in (test_map, image, repos_tree) if p is not None]
+    if len(given) != 1:
+        raise UserError("give exactly one source of official tests",
+                        hint="--test-map MAP.json, --image IMAGE.tar or --repos-tree DIR")
+    for path, what in ((records, "records file"), (given[0], "tests source")):
+        if not path.exists():
+            raise UserError(f"{what} not found: {path}")
+    if image_tag is not None and image is None:
+        raise UserError("--image-tag goes with --image")
+    err = Console(stderr=True)
+    try:
+        report = prepare_codereval_python(
+            records=records,
+            tests=TestsSource(test_map=test_map, image=image, tree=repos_tree,
+                              image_tag=image_tag),
+            out=out, manifest=manifest, checkouts=checkouts, fetch=fetch, force=force,
+            progress=lambda message: err.print(f"[dim]{message}[/dim]"),
+        )
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written", hint="run it again") from None
+    console = Console()
+    console.print(summary_table(report.checks))
+    problems = problems_table(report.checks)
+    if problems is not None:
+        console.print(problems)
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} ready, "
+               f"{report.tasks - report.ready} with problems (see {out / 'checks.jsonl'})")
+    click.echo(f"next: codereval evaluate --prepared {out} --samples SAMPLES --out RUN")
+    sys.stdout.flush()
+
+
+def register(app: click.Group) -> None:
+    app.add_command(prepare_command)

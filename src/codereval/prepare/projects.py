@@ -1,0 +1,113 @@
+"""The benchmark's projects: which manifest describes them, and putting each one in place.
+
+A project comes, in this order, from the official tree itself (an image or an extracted
+``repos/`` holds the projects as the platform had them), from a local checkout the user names
+(``--checkouts DIR``: ``DIR/<owner>---<repo>``, a git repository checked out at the pinned commit,
+or a plain tree taken as is), or, with ``--fetch`` only, cloned from the manifest's git URL at
+its commit. Nothing is fetched without ``--fetch``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+
+from codereval.environments.base import ProjectSpec, load_manifest
+from codereval.environments.sources import fetch_source
+from codereval.errors import UserError
+from codereval.runners.python import project_folder
+from codereval.workspace import SKIP_DIRS, remove_tree
+
+SHIPPED_MANIFEST = "codereval_python/projects.toml"
+
+
+def shipped_manifest() -> Path:
+    """The manifest of the 43 CoderEval Python projects that ships with codereval."""
+    return Path(str(resources.files("codereval.data").joinpath(SHIPPED_MANIFEST)))
+
+
+def load_project_specs(path: Path | None) -> dict[str, ProjectSpec]:
+    specs = load_manifest(path or shipped_manifest())
+    return {spec.name: spec for spec in specs}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Placed:
+    """How a project got into the prepared tree."""
+
+    project: str
+    origin: str  # "tree" | "checkout" | "checkout (unverified)" | "fetched" | "missing"
+    commit: str = ""
+    note: str = ""
+
+
+def _git(argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *argv], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _is_git_checkout(path: Path) -> bool:
+    bare = (path / "HEAD").is_file() and (path / "objects").is_dir()
+    return (path / ".git").exists() or bare
+
+
+def place_project(
+    spec: ProjectSpec | None,
+    *,
+    project: str,
+    dest: Path,
+    checkouts: Path | None,
+    fetch: bool,
+    downloads: Path,
+) -> Placed:
+    """Put ``project``'s source at ``dest`` (which the official tree may already hold)."""
+    if dest.is_dir() and any(p.name not in SKIP_DIRS for p in dest.iterdir()):
+        return Placed(project=project, origin="tree")
+    commit = spec.commit if spec is not None else ""
+    local = checkouts / project_folder(project) if checkouts is not None else None
+    if local is not None and local.is_dir():
+        if _is_git_checkout(local) and commit:
+            return _clone_at(local, commit=commit, dest=dest, project=project)
+        _copy_tree(local, dest)
+        return Placed(project=project, origin="checkout (unverified)",
+                      note="not a git checkout: taken as is, its commit not checked")
+    if spec is None:
+        return Placed(project=project, origin="missing", note="not in the projects manifest")
+    if not fetch:
+        where = f"no {local}" if local is not None else "no --checkouts given"
+        return Placed(project=project, origin="missing",
+                      note=f"{where}; pass --fetch to clone {spec.source} at {commit[:12]}")
+    try:
+        fetch_source(replace(spec, subdir=""), dest, downloads=downloads)
+    except UserError as exc:
+        return Placed(project=project, origin="missing", note=exc.one_line())
+    return Placed(project=project, origin="fetched", commit=commit)
+
+
+def _clone_at(repo: Path, *, commit: str, dest: Path, project: str) -> Placed:
+    """A clone of ``repo`` with ``commit`` checked out (its .git left out of the tree)."""
+    staging = dest.with_name(dest.name + ".clone")
+    remove_tree(staging)
+    done = _git(["clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo.resolve()),
+                 str(staging)], cwd=repo.parent)
+    if done.returncode == 0:
+        done = _git(["checkout", "--quiet", commit], cwd=staging)
+    if done.returncode != 0:
+        remove_tree(staging)
+        why = (done.stderr or done.stdout).strip().splitlines()
+        return Placed(project=project, origin="missing",
+                      note=f"{repo}: cannot check out {commit[:12]}: {why[-1] if why else '?'}")
+    remove_tree(staging / ".git")
+    if dest.exists():
+        # The official tree had only this project's test files: keep them over the checkout.
+        shutil.copytree(dest, staging, dirs_exist_ok=True)
+        remove_tree(dest)
+    staging.rename(dest)
+    return Placed(project=project, origin="checkout", commit=commit)
+
+
+def _copy_tree(source: Path, dest: Path) -> None:
+    shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(*SKIP_DIRS))

@@ -1,0 +1,56 @@
+"""The original CoderEval platform's machine, as ``--compat`` reproduces it for official tests.
+
+The facts live in a data file shipped with the package (``data/codereval_python/platform.toml``):
+where the image held the test tree and which environment variables its shell gave a test. The
+runner mounts the prepared tree there and runs the test from its project's folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from codereval.errors import UserError
+
+PLATFORM_FILE = "codereval_python/platform.toml"
+STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfficialPlatform:
+    root: Path
+    variables: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def load(cls) -> OfficialPlatform:
+        return official_platform()
+
+    def environment(self, *, python: Path, scratch: Path, cwd: Path) -> dict[str, str]:
+        """What the test's process sees: the shell's variables, the venv's bin first on PATH."""
+        env = dict(self.variables)
+        env.update(
+            PATH=f"{python.parent}:{STANDARD_PATH}",
+            PWD=str(cwd),
+            VIRTUAL_ENV=str(python.parent.parent),
+            TMPDIR=str(scratch / "tmp"),
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONHASHSEED="0",
+        )
+        return env
+
+
+@functools.cache
+def official_platform() -> OfficialPlatform:
+    text = resources.files("codereval.data").joinpath(PLATFORM_FILE).read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # a broken installation, not the user's input
+        raise UserError(f"{PLATFORM_FILE} in the installed package is malformed: {exc}") from None
+    variables = data.get("environment", {})
+    return OfficialPlatform(
+        root=Path(str(data["root"])),
+        variables=tuple((str(k), str(v)) for k, v in variables.items()),
+    )

@@ -1,0 +1,147 @@
+"""Official tests run as the original platform ran them with --compat, and stricter without.
+
+The world (tests/codereval_world.py) has the shapes the real CoderEval tests have: a module test
+reading a file through /home/travis/builds/repos, a standalone test that never calls its test
+function, a standalone test importing a third-party package (six, from the standalone
+environment).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from codereval_world import (
+    ADD_CENTS,
+    ADD_CENTS_REF,
+    DOUBLE,
+    IS_STRING,
+    IS_STRING_REF,
+    READ_RATE,
+    READ_RATE_REF,
+    make_world,
+    official_samples,
+)
+
+from codereval.environments.python import default_root
+from codereval.sandbox import get_sandbox
+
+pytestmark = pytest.mark.slow
+
+WRONG_DOUBLE = "def double(x):\n    return x + 1\n"
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from codereval.cli.app import main
+
+    root = tmp_path_factory.mktemp("world")
+    world = make_world(root)
+    out = root / "bench"
+    try:
+        main(["prepare", "codereval-python", "--records", str(world.records), "--test-map",
+              str(world.test_map), "--checkouts", str(world.checkouts), "--manifest",
+              str(world.manifest), "--out", str(out)])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory)\
+        -> None:
+    monkeypatch.setenv("CODEREVAL_UV_CACHE", str(default_root() / "uv-cache"))
+    monkeypatch.setenv("CODEREVAL_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def _evaluate(run_cli, prepared: Path, tmp_path: Path, *extra: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    samples = official_samples(tmp_path / "Raw_Input.jsonl", {
+        ADD_CENTS: [ADD_CENTS_REF, "def add_cents(a, b):\n    return a - b\n"],
+        READ_RATE: [READ_RATE_REF],
+        DOUBLE: [WRONG_DOUBLE],
+        IS_STRING: [IS_STRING_REF],
+    })
+    run = tmp_path / "run"
+    result = run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--jobs", "2",
+                     "--timeout", "30", "--out", run, *extra)
+    assert result.exit_code == 0, result
+    rows = [json.loads(line) for line in (run / "outcomes.jsonl").read_text().splitlines()]
+    return {(r["task_id"], r["sample_index"]): r for r in rows}
+
+
+def _bwrap_or_skip() -> None:
+    if not get_sandbox("auto").isolation.startswith("bwrap"):
+        pytest.skip("the original machine's layout needs the bwrap sandbox")
+
+
+def test_compat_runs_each_test_as_the_original_platform_did(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    got = _evaluate(run_cli, prepared, tmp_path, "--compat")
+    verdicts = {key: row["verdict"] for key, row in got.items()}
+    assert verdicts[(ADD_CENTS, 0)] == "passed"
+    assert verdicts[(ADD_CENTS, 1)] == "failed"
+    # The test reads /home/travis/builds/repos/acme---ledger/data/rate.txt: there it is.
+    assert verdicts[(READ_RATE, 0)] == "passed", got[(READ_RATE, 0)]
+    # Never called on the platform, so even a wrong sample passed there.
+    assert verdicts[(DOUBLE, 0)] == "passed"
+    # six comes from the standalone environment.
+    assert verdicts[(IS_STRING, 0)] == "passed", got[(IS_STRING, 0)]
+
+
+def test_default_mode_is_stricter_and_says_where_it_differs(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    got = _evaluate(run_cli, prepared, tmp_path)
+    assert got[(ADD_CENTS, 0)]["verdict"] == "passed"
+    assert got[(IS_STRING, 0)]["verdict"] == "passed", got[(IS_STRING, 0)]
+    # We call the test function the file forgot to call: the wrong sample fails, and says why.
+    assert got[(DOUBLE, 0)]["verdict"] == "failed"
+    assert "never called" in got[(DOUBLE, 0)]["detail"]
+    assert "--compat" in got[(DOUBLE, 0)]["detail"]
+    # No /home/travis outside compat: the test cannot find its file, and the detail says so.
+    assert got[(READ_RATE, 0)]["verdict"] != "passed"
+    assert "only --compat provides" in got[(READ_RATE, 0)]["detail"]
+
+
+def test_gold_validation_flags_the_path_bound_task_only_in_default_mode(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    for mode, extra in (("default", ()), ("compat", ("--compat",))):
+        run = tmp_path / mode
+        result = run_cli("evaluate", "--prepared", prepared, "--reference", "--repeat", "1",
+                         "--jobs", "2", "--timeout", "30", "--out", run, *extra)
+        assert result.exit_code == 0, result
+        gold = {row["task_id"]: row["status"]
+                for row in map(json.loads, (run / "gold.jsonl").read_text().splitlines())}
+        assert gold[ADD_CENTS] == "ok"
+        assert gold[READ_RATE] == ("broken" if mode == "default" else "ok")
+        # A test that is never called passes every trivial body: weak, in compat.
+        assert gold[DOUBLE] == ("ok" if mode == "default" else "weak")
+
+
+def test_the_sample_cannot_write_the_shared_tree_in_compat(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    hostile = (
+        "def add_cents(a, b):\n"
+        "    import os\n"
+        "    for p in ('/home/travis/builds/repos/standalone/x.py',\n"
+        "              '/home/travis/builds/repos/acme---ledger/ledger/money.py'):\n"
+        "        try:\n"
+        "            open(p, 'w').write('owned')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return a + b\n"
+    )
+    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [hostile]})
+    before = (prepared / "repos" / "acme---ledger" / "ledger" / "money.py").read_text()
+    result = run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--compat",
+                     "--out", tmp_path / "run")
+    assert result.exit_code == 0, result
+    assert not (prepared / "repos" / "standalone" / "x.py").exists()
+    assert (prepared / "repos" / "acme---ledger" / "ledger" / "money.py").read_text() == before

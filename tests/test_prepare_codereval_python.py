@@ -1,0 +1,216 @@
+"""`codereval prepare codereval-python`: a benchmark directory from records, tests and projects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from codereval_world import (
+    ADD_CENTS,
+    DOUBLE,
+    IS_STRING,
+    MONEY_PINNED,
+    NO_TEST,
+    READ_RATE,
+    SLUG,
+    TEST_MAP,
+    make_world,
+)
+
+from codereval.benchmarks.codereval import load_records
+from codereval.environments.base import load_manifest
+from codereval.model import TestKind
+
+
+def _prepare(run_cli, world, out: Path, *extra: str):  # type: ignore[no-untyped-def]
+    return run_cli("prepare", "codereval-python", "--records", world.records,
+                   "--manifest", world.manifest, "--out", out, *extra)
+
+
+def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--test-map", world.test_map,
+                      "--checkouts", world.checkouts)
+    assert result.exit_code == 0, result
+    assert f"prepared 5 tasks in {out}: 4 ready, 1 with problems" in result.stdout
+    assert "no official test" in result.stdout and NO_TEST in result.stdout
+
+    # The project is the pinned commit, not the newest, and carries no .git.
+    project = out / "repos" / SLUG
+    assert (project / "ledger" / "money.py").read_text() == MONEY_PINNED
+    assert not (project / ".git").exists()
+    # Module tests sit beside the module, standalone ones under repos/standalone.
+    module_test = project / "ledger" / "money_add_cents_passk_validte.py"
+    assert module_test.read_text() == TEST_MAP[ADD_CENTS]
+    assert (out / "repos" / "standalone" / "ledger-util-double.py").read_text() == TEST_MAP[DOUBLE]
+
+    tasks = {t.task_id: t for t in load_records(out / "records.json")}
+    assert tasks[ADD_CENTS].test is not None
+    assert tasks[ADD_CENTS].test.kind is TestKind.CODEREVAL_MODULE
+    assert tasks[ADD_CENTS].test.path == f"repos/{SLUG}/ledger/money_add_cents_passk_validte.py"
+    assert tasks[IS_STRING].test is not None
+    assert tasks[IS_STRING].test.kind is TestKind.CODEREVAL_STANDALONE
+    assert tasks[NO_TEST].test is None
+
+    checks = {row["task_id"]: row for row in map(json.loads,
+                                                   (out / "checks.jsonl").read_text().splitlines())}
+    assert checks[ADD_CENTS]["project_state"] == "checkout"
+    assert checks[ADD_CENTS]["file"] == checks[ADD_CENTS]["function"] == "ok"
+    assert checks[ADD_CENTS]["content"] == "identical"
+    assert checks[NO_TEST]["problems"] == ["no official test"]
+    assert checks[DOUBLE]["project_state"] == "n/a"
+
+    specs = {s.name: s for s in load_manifest(out / "projects.toml")}
+    assert Path(specs["acme/ledger"].resolved_source()) == project.resolve()
+    assert specs["standalone"].requirements == ("six==1.16.0",)
+    meta = json.loads((out / "benchmark.json").read_text())
+    assert meta["family"] == "codereval-python" and meta["ready_tasks"] == 4
+    assert meta["projects"]["acme/ledger"]["commit"] == world.pinned
+
+
+def test_a_project_that_cannot_be_had_offline_is_reported_not_fetched(
+    tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    world = make_world(tmp_path)
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--test-map", world.test_map)
+    assert result.exit_code == 0, result
+    assert "project missing" in result.stdout
+    assert "pass --fetch to clone" in (out / "benchmark.json").read_text()
+    # The tests are still placed; the standalone ones are ready without any project.
+    assert "2 ready" in result.stdout
+
+
+def test_a_content_drift_between_checkout_and_record_is_measured(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    records = json.loads(world.records.read_text())
+    records["RECORDS"][0]["file_content"] = MONEY_PINNED.replace("a + b", "b + a") + "# x\n"
+    world.records.write_text(json.dumps(records))
+    out = tmp_path / "bench"
+    assert _prepare(run_cli, world, out, "--test-map", world.test_map,
+                    "--checkouts", world.checkouts).exit_code == 0
+    row = json.loads((out / "checks.jsonl").read_text().splitlines()[0])
+    assert row["content"].startswith("2 lines differ (similarity")
+
+
+def test_an_extracted_repos_tree_is_taken_as_the_platform_had_it(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    first = tmp_path / "first"
+    _prepare(run_cli, world, first, "--test-map", world.test_map, "--checkouts", world.checkouts)
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--repos-tree", first / "repos")
+    assert result.exit_code == 0, result
+    checks = [json.loads(line) for line in (out / "checks.jsonl").read_text().splitlines()]
+    assert {c["task_id"]: c["test"] for c in checks}[READ_RATE] == "tree"
+    assert {c["task_id"]: c["project_state"] for c in checks}[READ_RATE] == "tree"
+    assert (out / "repos" / SLUG / "data" / "rate.txt").read_text() == "1.5\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--test-map", "MAP", "--repos-tree", "TREE"), "give exactly one source of official"),
+        ((), "give exactly one source of official tests"),
+        (("--test-map", "nowhere.json"), "tests source not found: nowhere.json"),
+        (("--test-map", "BAD"), "not a JSON test map"),
+        (("--test-map", "LIST"), "a test map is one JSON object"),
+        (("--test-map", "MAP", "--checkouts", "nowhere"), "--checkouts folder not found"),
+        (("--test-map", "MAP", "--image-tag", "x"), "--image-tag goes with --image"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(
+    tmp_path: Path, run_cli, args: tuple[str, ...], message: str  # type: ignore[no-untyped-def]
+) -> None:
+    world = make_world(tmp_path, standalone_requirements=())
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    swap = {"MAP": str(world.test_map), "TREE": str(tmp_path), "BAD": str(tmp_path / "bad.json"),
+            "LIST": str(tmp_path / "list.json")}
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, *(swap.get(a, a) for a in args))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".bench.")]
+
+
+def test_an_existing_output_is_kept_unless_forced(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    result = _prepare(run_cli, world, out, "--test-map", world.test_map)
+    assert result.exit_code == 2 and "exists" in result.stderr
+    assert (out / "mine.txt").read_text() == "keep"
+    assert _prepare(run_cli, world, out, "--test-map", world.test_map, "--force").exit_code == 0
+    assert not (out / "mine.txt").exists()
+
+
+def test_records_missing_a_required_key_are_refused(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    records = json.loads(world.records.read_text())
+    del records["RECORDS"][1]["file_path"]
+    world.records.write_text(json.dumps(records))
+    result = _prepare(run_cli, world, tmp_path / "bench", "--test-map", world.test_map)
+    assert result.exit_code == 2 and "missing required key 'file_path'" in result.stderr
+
+
+def _layer(files: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _image(path: Path, layers: list[bytes]) -> Path:
+    """A `docker save` tarball (old form): <id>/layer.tar per layer and manifest.json."""
+    import hashlib
+    import io
+    import tarfile
+
+    names = [f"{hashlib.sha256(layer).hexdigest()}/layer.tar" for layer in layers]
+    manifest = json.dumps([{"Config": "c.json", "RepoTags": ["codereval:latest"],
+                            "Layers": names}]).encode()
+    with tarfile.open(path, "w") as tar:
+        for name, data in [*zip(names, layers, strict=True), ("c.json", b"{}"),
+                           ("manifest.json", manifest)]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_the_official_image_gives_tests_and_projects_without_docker(
+    tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    world = make_world(tmp_path)
+    first = tmp_path / "first"
+    _prepare(run_cli, world, first, "--test-map", world.test_map, "--checkouts", world.checkouts)
+    root = "home/travis/builds/repos/"
+    base = {root + str(p.relative_to(first / "repos")): p.read_bytes()
+            for p in (first / "repos").rglob("*") if p.is_file()}
+    stale = root + "standalone/ledger-util-double.py"
+    # The upper layer deletes the double() test: the image no longer has it.
+    upper = {root + "standalone/.wh.ledger-util-double.py": b"",
+             root + "README.md": b"the platform's own notes\n"}
+    image = _image(tmp_path / "codereval.tar", [_layer(base), _layer(upper)])
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--image", image)
+    assert result.exit_code == 0, result
+    assert stale.rsplit("/", 1)[1] not in {p.name for p in (out / "repos" / "standalone").iterdir()}
+    checks = {c["task_id"]: c for c in map(json.loads,
+                                             (out / "checks.jsonl").read_text().splitlines())}
+    assert checks[ADD_CENTS]["test"] == "tree" and checks[ADD_CENTS]["project_state"] == "tree"
+    # Without its standalone file, double() falls back to the module rule and has no test.
+    assert checks[DOUBLE]["problems"] == ["no official test", "file missing"]
+    assert (out / "repos" / "README.md").is_file()
