@@ -35,6 +35,7 @@ def _register() -> None:
         env_cmd,
         evaluate_cmd,
         generate_cmd,
+        prepare_cmd,
         score_cmd,
         tasks_cmd,
     )
@@ -42,6 +43,7 @@ def _register() -> None:
     for module in (
         score_cmd,
         tasks_cmd,
+        prepare_cmd,
         evaluate_cmd,
         env_cmd,
         generate_cmd,
