@@ -148,7 +148,8 @@ def make_world(root: Path, *, standalone_requirements: tuple[str, ...] = ("six==
     manifest = root / "projects.toml"
     manifest.write_text(
         f'[projects."{PROJECT}"]\nsource = "https://example.invalid/acme/ledger.git"\n'
-        f'commit = "{pinned}"\npython = "{python}"\n\n'
+        f'commit = "{pinned}"\npython = "{python}"\nexclude_newer = "2022-08-01"\n'
+        'install_env = { LEDGER_BUILD = "1" }\n\n'
         f'[projects.standalone]\nsource = "repos/standalone"\npython = "{python}"\n'
         f"requirements = [{requirements}]\n"
     )

@@ -65,6 +65,9 @@ def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, r
     specs = {s.name: s for s in load_manifest(out / "projects.toml")}
     assert Path(specs["acme/ledger"].resolved_source()) == project.resolve()
     assert specs["standalone"].requirements == ("six==1.16.0",)
+    # What the environment needs comes along from the manifest.
+    assert specs["acme/ledger"].exclude_newer == "2022-08-01T00:00:00Z"
+    assert specs["acme/ledger"].install_env == (("LEDGER_BUILD", "1"),)
     meta = json.loads((out / "benchmark.json").read_text())
     assert meta["family"] == "codereval-python" and meta["ready_tasks"] == 4
     assert meta["projects"]["acme/ledger"]["commit"] == world.pinned

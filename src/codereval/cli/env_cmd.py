@@ -55,7 +55,8 @@ def env_group() -> None:
 @click.option("--projects", "manifest", required=True,
               type=click.Path(dir_okay=False, path_type=Path),
               help="Projects manifest (TOML or JSON) naming each project's source and needs.")
-@click.option("--project", "names", multiple=True, help="Build only this project (repeatable).")
+@click.option("--project", "--only", "names", multiple=True,
+              help="Build only this project (repeatable).")
 @click.option("--force", is_flag=True, help="Rebuild even when an up-to-date build exists.")
 @_ROOT_OPTION
 def build_cmd(manifest: Path, names: tuple[str, ...], force: bool, root: Path | None) -> None:
@@ -63,11 +64,13 @@ def build_cmd(manifest: Path, names: tuple[str, ...], force: bool, root: Path | 
 
     An unchanged project (same source, recipe and harness version) is not rebuilt. A project
     whose dependencies fail to install is recorded as failed; its tasks become infra_error.
+    A project's exclude_newer resolves its requirements as they were on that date; env.json
+    records it with every installed distribution.
 
     \b
     Examples:
       codereval env build --projects projects.toml
-      codereval env build --projects projects.toml --project acme/invoicer --force
+      codereval env build --projects projects.toml --only acme/invoicer --force
     """
     cache = _root(root)
     failed = 0
@@ -120,6 +123,9 @@ def list_cmd(root: Path | None) -> None:
     for env, meta in found:
         status = "ready" if env.ready else "failed"
         extra = f"  python {meta.get('python_version')}" if meta.get("python_version") else ""
+        provenance = meta.get("provenance")
+        if isinstance(provenance, dict) and provenance.get("exclude_newer"):
+            extra += f"  resolved before {provenance['exclude_newer']}"
         click.echo(f"{env.spec.name:<{width}}  {env.key}  {status:<6}  {env.path}{extra}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import posixpath
+import re
 import tomllib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -39,6 +40,9 @@ class ProjectSpec:
     # Folder inside the project where the task records' file_path is rooted (neo4j: "src").
     # Where tests are placed, not how the environment is built: not part of the recipe.
     record_root: str = field(default="", compare=False)
+    # Environment variables set while the requirements install, e.g. PBR_VERSION for a pbr
+    # project installed (``-e .``) from a tree without its git history.
+    install_env: tuple[tuple[str, str], ...] = ()
     # Java: source roots relative to the project root, extra jars.
     source_roots: tuple[str, ...] = ()
     jars: tuple[str, ...] = ()
@@ -64,6 +68,7 @@ class ProjectSpec:
             "jars": list(self.jars),
             # Only when set, so environments built before the key existed keep their keys.
             **({"exclude_newer": self.exclude_newer} if self.exclude_newer else {}),
+            **({"install_env": dict(self.install_env)} if self.install_env else {}),
         }
 
     def key(self, *, source_hash: str, harness_version: str) -> str:
@@ -144,11 +149,23 @@ def _record_root(value: object) -> str:
     return "" if norm == "." else norm
 
 
+def _install_env(value: object) -> tuple[tuple[str, str], ...]:
+    """A table of environment variables (name -> string); ValueError otherwise."""
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table of NAME = \"value\", got {value!r}")
+    pairs = []
+    for name, text in sorted(value.items()):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not isinstance(text, str):
+            raise ValueError(f"{name} = {text!r}: names are identifiers, values strings")
+        pairs.append((name, text))
+    return tuple(pairs)
+
+
 def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
-    record_root, source_roots, jars.
+    record_root, install_env, source_roots, jars.
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -163,7 +180,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     specs = []
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
-        "record_root", "source_roots", "jars",
+        "record_root", "install_env", "source_roots", "jars",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -195,6 +212,10 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
             record_root = _record_root(entry.get("record_root", ""))
         except ValueError as exc:
             raise UserError(f"{path}: project {name!r}: bad record_root ({exc})") from None
+        try:
+            install_env = _install_env(entry.get("install_env", {}))
+        except ValueError as exc:
+            raise UserError(f"{path}: project {name!r}: bad install_env ({exc})") from None
         specs.append(
             ProjectSpec(
                 name=name,
@@ -206,6 +227,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 requirements=tuple(str(r) for r in entry.get("requirements", ())),
                 exclude_newer=exclude_newer,
                 record_root=record_root,
+                install_env=install_env,
                 source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
                 jars=tuple(str(r) for r in entry.get("jars", ())),
                 base_dir=path.parent.resolve(),

@@ -4,12 +4,21 @@ Layout of one environment, ``<root>/envs/<slug>-<key>/``::
 
     src/        the project's source tree (copied from a directory, git checkout or archive)
     venv/       the interpreter and the installed requirements
-    env.json    status ("ready" | "failed"), key, source hash, interpreter, warnings, errors
+    env.json    status ("ready" | "failed"), key, source hash, interpreter, warnings, errors,
+                and ``provenance``: how the venv was made, the ``exclude_newer`` cut-off the
+                requirements were resolved at, and every installed distribution (a freeze)
 
 It is written once and then made read-only. The key hashes the recipe, the source content and
 the harness version, so an unchanged project is never rebuilt. Packages come through one shared
 uv cache (``<root>/uv-cache`` or ``$CODEREVAL_UV_CACHE``): after the first build, rebuilding
 needs no network.
+
+A project's ``exclude_newer`` (an RFC 3339 UTC timestamp) is passed to uv as ``--exclude-newer``,
+so its requirements resolve as they did then; its ``install_env`` variables are set while they
+install (e.g. PBR_VERSION for a pbr project installed with ``-e .``). When uv cannot make a
+venv for an old interpreter, ``python -m venv`` makes it instead and pip installs the
+requirements (pinned first by ``uv pip compile --python-version`` when ``exclude_newer`` is
+set); env.json says so.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -270,9 +279,22 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
                 f"using Python {fallback.version} ({fallback.path}) instead"
             )
             interpreter = fallback
+        installed = self._install(spec, path=path, interpreter=interpreter, root=root)
+        error = installed.error
+        after = tree_hash(path / "src")
+        if after != source_hash:
+            # An editable requirement (``-e .``) wrote build metadata into the tree: what the
+            # environment holds from now on is this tree (the key still names the source).
+            meta.update(source_hash=after, source_hash_before_install=source_hash)
+        warning = "; ".join(w for w in (warning, installed.note) if w)
         meta.update(python=str(interpreter.path), python_version=interpreter.version,
                     warning=warning)
-        error = self._install(spec, path=path, interpreter=interpreter, root=root)
+        meta["provenance"] = {
+            "exclude_newer": spec.exclude_newer or None,
+            "venv": installed.venv_tool,
+            "installer": installed.installer,
+            "installed": _freeze(path / "venv", root=root),
+        }
         meta.update(status="failed" if error else "ready", error=error,
                     built_at=time.time(), build_seconds=round(time.monotonic() - started, 2))
         if not error:
@@ -286,41 +308,105 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
                                        warning=warning)
         return env
 
-    def _install(self, spec: ProjectSpec, *, path: Path, interpreter: Interpreter, root: Path)\
-            -> str:
-        """Create the venv and install requirements; '' on success, else the error tail."""
+    def _install(
+        self, spec: ProjectSpec, *, path: Path, interpreter: Interpreter, root: Path
+    ) -> _Installed:
+        """Create the venv and install the requirements (``error`` is '' on success)."""
         uv = uv_binary()
-        env = dict(os.environ, UV_CACHE_DIR=str(uv_cache_dir(root)), UV_PYTHON_DOWNLOADS="never",
-                   UV_NO_PROGRESS="1")
+        env = _uv_env(root)
         venv = path / "venv"
         done = subprocess.run(
             [uv, "venv", "--quiet", "--python", str(interpreter.path), str(venv)],
             capture_output=True, text=True, env=env, check=False,
         )
         if done.returncode != 0:
-            return "uv venv failed:\n" + _tail(done.stderr or done.stdout)
+            return self._install_with_pip(
+                spec, path=path, interpreter=interpreter, root=root,
+                uv_error=_tail(done.stderr or done.stdout, 3),
+            )
         requirements = self._requirement_args(spec, path / "src")
         if not requirements:
-            return ""
+            return _Installed()
         base = [uv, "pip", "install", "--quiet", "--compile-bytecode",
-                "--python", str(venv / "bin" / "python"), *requirements]
+                "--python", str(venv / "bin" / "python"), *_exclude_newer_args(spec),
+                *requirements]
         # Offline first: when the cache has everything, no network is touched.
+        env = _uv_env(root, spec)
         offline = subprocess.run([*base, "--offline"], capture_output=True, text=True, env=env,
                                  cwd=path / "src", check=False)
         if offline.returncode == 0:
-            return ""
+            return _Installed()
         online = subprocess.run(base, capture_output=True, text=True, env=env, cwd=path / "src",
                                 check=False)
         if online.returncode == 0:
-            return ""
-        return "installing requirements failed:\n" + _tail(online.stderr or online.stdout)
+            return _Installed()
+        return _Installed(
+            error="installing requirements failed:\n" + _tail(online.stderr or online.stdout)
+        )
+
+    def _install_with_pip(
+        self, spec: ProjectSpec, *, path: Path, interpreter: Interpreter, root: Path,
+        uv_error: str,
+    ) -> _Installed:
+        """The fallback for an interpreter uv cannot make a venv for: venv + pip."""
+        venv = path / "venv"
+        remove_tree(venv)
+        note = (f"uv could not make a venv for Python {interpreter.version} "
+                f"({uv_error.splitlines()[-1] if uv_error else 'no message'}); "
+                "made it with `python -m venv` and installed the requirements with pip")
+        done = subprocess.run([str(interpreter.path), "-m", "venv", str(venv)],
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            return _Installed(
+                error=f"uv venv failed:\n{uv_error}\npython -m venv failed too:\n"
+                      + _tail(done.stderr or done.stdout, 3),
+                venv_tool="python -m venv", installer="pip", note=note,
+            )
+        made = _Installed(venv_tool="python -m venv", installer="pip", note=note)
+        requirements = self._requirement_args(spec, path / "src")
+        if not requirements:
+            return made
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+               "--disable-pip-version-check"]
+        if spec.exclude_newer:
+            # pip cannot exclude newer uploads: uv resolves the pins for that Python version.
+            pins = path / "requirements.lock"
+            wanted = path / "requirements.in"
+            wanted.write_text("\n".join(_as_requirement_lines(requirements)) + "\n",
+                              encoding="utf-8")
+            version = ".".join(interpreter.version.split(".")[:2])
+            done = subprocess.run(
+                [uv_binary(), "pip", "compile", "--quiet", "--no-header",
+                 "--python-version", version, *_exclude_newer_args(spec),
+                 "-o", str(pins), str(wanted)],
+                capture_output=True, text=True, env=_uv_env(root, spec), cwd=path / "src",
+                check=False,
+            )
+            if done.returncode != 0:
+                return replace(made, error="resolving requirements (uv pip compile) failed:\n"
+                               + _tail(done.stderr or done.stdout))
+            argv = [*pip, "--no-deps", "-r", str(pins)]
+        else:
+            argv = [*pip, *requirements]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=path / "src",
+                              env=_uv_env(root, spec), check=False)
+        if done.returncode != 0:
+            return replace(made, error="installing requirements (pip) failed:\n"
+                           + _tail(done.stderr or done.stdout))
+        return made
 
     @staticmethod
     def _requirement_args(spec: ProjectSpec, src: Path) -> list[str]:
+        """uv arguments for the manifest's requirements: specifiers as they are; ``-r FILE``,
+        ``-c FILE`` and ``-e PATH`` (an editable install, e.g. ``-e .`` for a project whose
+        code reads its own installed metadata) relative to the project's source tree."""
         args: list[str] = []
         for requirement in spec.requirements:
-            if requirement.startswith("-r "):
-                args += ["-r", str(src / requirement[3:].strip())]
+            flag, _, value = requirement.partition(" ")
+            value = value.strip()
+            if flag in ("-r", "-c", "-e") and value:
+                remote = "://" in value or value.startswith("git+")
+                args += [flag, value if remote else str(src / value)]
             else:
                 args.append(requirement)
         return args
@@ -354,6 +440,65 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
         return None
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Installed:
+    """How the venv was made and its requirements installed; ``error`` '' on success."""
+
+    error: str = ""
+    venv_tool: str = "uv venv"  # or "python -m venv" (the fallback)
+    installer: str = "uv pip"  # or "pip"
+    note: str = ""  # a warning for env.json (the fallback was used)
+
+
+def _uv_env(root: Path, spec: ProjectSpec | None = None) -> dict[str, str]:
+    """The environment for uv (and pip): our cache, no interpreter downloads, and the
+    project's ``install_env`` when installing its requirements."""
+    env = dict(os.environ, UV_CACHE_DIR=str(uv_cache_dir(root)), UV_PYTHON_DOWNLOADS="never",
+               UV_NO_PROGRESS="1")
+    if spec is not None:
+        env.update(spec.install_env)
+    return env
+
+
+def _exclude_newer_args(spec: ProjectSpec) -> list[str]:
+    return ["--exclude-newer", spec.exclude_newer] if spec.exclude_newer else []
+
+
+def _as_requirement_lines(args: list[str]) -> list[str]:
+    """``_requirement_args`` output (``-r``, path pairs and specifiers) as requirements lines."""
+    lines: list[str] = []
+    pending = ""
+    for arg in args:
+        if pending:
+            lines.append(f"{pending} {arg}")
+            pending = ""
+        elif arg in ("-r", "-c", "-e"):
+            pending = arg
+        else:
+            lines.append(arg)
+    return lines
+
+
+def _freeze(venv: Path, *, root: Path) -> list[str]:
+    """Every distribution installed in ``venv`` as ``name==version`` lines ([] when unknown)."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        return []
+    for argv, env in (
+        ([uv_binary(), "pip", "freeze", "--python", str(python)], _uv_env(root)),
+        ([str(python), "-m", "pip", "freeze", "--disable-pip-version-check"], None),
+    ):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return sorted((line.strip() for line in done.stdout.splitlines() if line.strip()),
+                          key=str.lower)
+    return []
+
+
 def _requirement_name(requirement: str) -> str:
     if requirement.startswith("-"):
         return ""
@@ -361,27 +506,61 @@ def _requirement_name(requirement: str) -> str:
     return match.group(1) if match else ""
 
 
-# Imports every top-level module each named distribution provides.
+# Imports every top-level module each named distribution provides. Runs on every benchmark
+# Python (3.6 and 3.7 have no importlib.metadata: their installed .dist-info is read directly).
 _IMPORT_CHECK = """
-import importlib, importlib.metadata as md, sys
-bad = []
-for name in sys.argv[1:]:
+import importlib, os, re, sys
+
+
+def _read(folder, name):
+    try:
+        with open(os.path.join(folder, name)) as handle:
+            return handle.read()
+    except OSError:
+        return ''
+
+
+def _installed(name):
+    # (top_level.txt text, file paths) of the installed distribution, or None
+    try:
+        import importlib.metadata as md
+    except ImportError:
+        want = re.sub(r'[-_.]+', '-', name).lower()
+        for entry in sys.path:
+            if not os.path.isdir(entry):
+                continue
+            for item in sorted(os.listdir(entry)):
+                if not item.endswith('.dist-info'):
+                    continue
+                dist = item[:-len('.dist-info')].rsplit('-', 1)[0]
+                if re.sub(r'[-_.]+', '-', dist).lower() == want:
+                    folder = os.path.join(entry, item)
+                    files = [line.split(',')[0] for line in _read(folder, 'RECORD').splitlines()]
+                    return _read(folder, 'top_level.txt'), files
+        return None
     try:
         dist = md.distribution(name)
     except md.PackageNotFoundError:
+        return None
+    return dist.read_text('top_level.txt') or '', [str(f) for f in dist.files or ()]
+
+
+bad = []
+for name in sys.argv[1:]:
+    found = _installed(name)
+    if found is None:
         bad.append(name + ': not installed'); continue
-    top = (dist.read_text('top_level.txt') or '').split()
+    top = found[0].split()
     if not top:
-        top = sorted({str(f).split('/')[0].split('.py')[0] for f in dist.files or ()
-                      if str(f).endswith('.py') and '.dist-info' not in str(f)
-                      and '__pycache__' not in str(f)})
+        top = sorted({f.split('/')[0].split('.py')[0] for f in found[1]
+                      if f.endswith('.py') and '.dist-info' not in f and '__pycache__' not in f})
     for module in top:
         if module.startswith('_'):
             continue
         try:
             importlib.import_module(module)
         except Exception as exc:
-            bad.append(f'{name}: import {module}: {exc!r}')
+            bad.append('%s: import %s: %r' % (name, module, exc))
 if bad:
     sys.exit('\\n'.join(bad))
 """

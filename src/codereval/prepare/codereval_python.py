@@ -252,6 +252,9 @@ def _check(
 
 
 def _toml_value(value: object) -> str:
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + pairs + " }"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return json.dumps(str(value), ensure_ascii=False)
@@ -282,12 +285,13 @@ def _write_manifest(
         fields: dict[str, object] = {"language": "python", "source": source}
         if spec is not None:
             fields.update(python=spec.python, requirements=list(spec.requirements),
-                          exclude_newer=spec.exclude_newer, record_root=spec.record_root)
+                          exclude_newer=spec.exclude_newer, record_root=spec.record_root,
+                          install_env=dict(spec.install_env))
             if spec.commit:
                 lines.append(f"# {name}: {spec.source} at {spec.commit}")
         lines.append(f'[projects."{name}"]')
         lines += [f"{key} = {_toml_value(value)}" for key, value in fields.items()
-                  if value not in ("", [])]
+                  if value not in ("", [], {})]
         lines.append("")
     atomic_write_text(path, "\n".join(lines))
     return notes
