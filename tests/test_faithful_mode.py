@@ -30,6 +30,7 @@ from codereval.sandbox import get_sandbox
 pytestmark = pytest.mark.slow
 
 WRONG_DOUBLE = "def double(x):\n    return x + 1\n"
+WRONG_ADD_CENTS = "def add_cents(a, b):\n    return a - b\n"
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def _isolated_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Te
 
 def _evaluate(run_cli, prepared: Path, tmp_path: Path, *extra: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
     samples = official_samples(tmp_path / "Raw_Input.jsonl", {
-        ADD_CENTS: [ADD_CENTS_REF, "def add_cents(a, b):\n    return a - b\n"],
+        ADD_CENTS: [ADD_CENTS_REF, WRONG_ADD_CENTS],
         READ_RATE: [READ_RATE_REF],
         DOUBLE: [WRONG_DOUBLE],
         IS_STRING: [IS_STRING_REF],
@@ -145,3 +146,44 @@ def test_the_sample_cannot_write_the_shared_tree_in_compat(
     assert result.exit_code == 0, result
     assert not (prepared / "repos" / "standalone" / "x.py").exists()
     assert (prepared / "repos" / "acme---ledger" / "ledger" / "money.py").read_text() == before
+
+
+def _official_out(tmp_path: Path) -> Path:
+    """What the original platform recorded for _evaluate's samples (its verdicts, its codes)."""
+    rows = {
+        ADD_CENTS: [(ADD_CENTS_REF, True, 0), (WRONG_ADD_CENTS, False, 1)],
+        READ_RATE: [(READ_RATE_REF, True, 0)],
+        DOUBLE: [(WRONG_DOUBLE, True, 0)],
+        IS_STRING: [(IS_STRING_REF, True, 0)],
+    }
+    path = tmp_path / "official" / "ChatGPT" / "Raw_Input.jsonl_out.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [
+        json.dumps({
+            "_id": task_id, "project": "acme/ledger", "file_path": "ledger/money.py",
+            "name": "f", "docstring": "", "level": "file_runnable", "code": [],
+            "generate_results": [{"generate_code": c, "is_pass": ok, "return_code": rc}
+                                 for c, ok, rc in samples],
+        })
+        for task_id, samples in rows.items()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_compare_agrees_fully_in_compat_and_explains_the_default_modes_differences(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    official = _official_out(tmp_path)
+    for mode in ("compat", "default"):
+        (tmp_path / mode).mkdir()
+    _evaluate(run_cli, prepared, tmp_path / "compat", "--compat")
+    _evaluate(run_cli, prepared, tmp_path / "default")
+    result = run_cli("compare", tmp_path / "compat" / "run", official,
+                     tmp_path / "default" / "run", official, "--json")
+    assert result.exit_code == 0, result
+    compat, default = json.loads(result.stdout)
+    assert (compat["compared"], compat["agreement"], compat["disagreements"]) == (5, 100.0, [])
+    causes = {d["task_id"]: d["cause"] for d in default["disagreements"]}
+    assert causes == {DOUBLE: "never-called test", READ_RATE: "path-bound test"}

@@ -73,6 +73,19 @@ def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, r
     assert meta["projects"]["acme/ledger"]["commit"] == world.pinned
 
 
+def test_relative_paths_work_from_any_directory(
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    world = make_world(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = _prepare(run_cli, world, Path("bench"), "--test-map", world.test_map.name,
+                      "--checkouts", "checkouts")
+    assert result.exit_code == 0, result
+    project = tmp_path / "bench" / "repos" / SLUG
+    assert (project / "ledger" / "money.py").read_text() == MONEY_PINNED
+    assert not list(tmp_path.glob("checkouts/*.clone"))
+
+
 def test_a_project_that_cannot_be_had_offline_is_reported_not_fetched(
     tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
 ) -> None:

@@ -31,6 +31,7 @@ def _register() -> None:
     from codereval.cli import (
         allocate_cmd,
         analyze_cmd,
+        compare_cmd,
         demo_cmd,
         env_cmd,
         evaluate_cmd,
@@ -45,6 +46,7 @@ def _register() -> None:
         tasks_cmd,
         prepare_cmd,
         evaluate_cmd,
+        compare_cmd,
         env_cmd,
         generate_cmd,
         analyze_cmd,

@@ -127,6 +127,7 @@ def prepare_codereval_python(
     progress: Callable[[str], None] | None = None,
 ) -> PrepareReport:
     say = progress or (lambda _message: None)
+    out = out.absolute()
     if out.exists() and not force:
         raise UserError(f"{out} exists", hint="choose a new --out, or --force to replace it")
     if checkouts is not None and not checkouts.is_dir():

@@ -88,7 +88,8 @@ def place_project(
 
 def _clone_at(repo: Path, *, commit: str, dest: Path, project: str) -> Placed:
     """A clone of ``repo`` with ``commit`` checked out (its .git left out of the tree)."""
-    staging = dest.with_name(dest.name + ".clone")
+    # Absolute: git runs in another directory, and a relative --out must not land there.
+    staging = dest.resolve().with_name(dest.name + ".clone")
     remove_tree(staging)
     done = _git(["clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo.resolve()),
                  str(staging)], cwd=repo.parent)

@@ -1,0 +1,275 @@
+"""Agreement with the official platform: our verdicts next to an official result file's.
+
+The official CoderEval result files record, for every released sample, whether the original
+platform passed it (``is_pass``). A run of ours made from the same file (``codereval evaluate
+--samples <official file>``) gives our verdict for each of those samples. ``compare`` pairs them
+by (task, sample index) — checking that the code is the same — and counts the 2x2 table. Each
+disagreement gets a cause: for a sample we fail and the original passed, the first cause of
+``agreement.toml`` whose evidence is in our outcome; a task gold validation calls flaky; a run
+the original could not start (its ``return_code`` 2: ``python`` could not open the test file);
+else it is unexplained, which is ours to explain.
+
+Tasks gold validation calls broken (their reference fails with us) are left out of the
+agreement and counted apart: their verdicts say nothing about the samples.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from codereval.benchmarks.official import OfficialResults, load_official_results
+from codereval.errors import UserError
+from codereval.jsonl import iter_jsonl
+from codereval.model import Outcome, Verdict
+from codereval.store import Run, load_run
+
+CAUSES_FILE = "codereval_python/agreement.toml"
+# The official Python result files' return_code when `python <test file>` could not even start.
+OFFICIAL_NOT_STARTED = 2
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CauseRule:
+    name: str
+    label: str
+    explains: str
+    patterns: tuple[str, ...]
+    verdicts: tuple[str, ...] = ()
+
+    def matches(self, outcome: Outcome) -> str | None:
+        """The evidence (a short excerpt) when this cause explains the outcome, else None."""
+        if outcome.verdict.value in self.verdicts:
+            return f"our verdict {outcome.verdict.value}"
+        for text in (outcome.detail, outcome.stderr_tail, outcome.stdout_tail):
+            for pattern in self.patterns:
+                at = text.find(pattern)
+                if at >= 0:
+                    return _excerpt(text, at)
+        return None
+
+
+# Causes that need no evidence from our outcome.
+FLAKY = CauseRule(name="flaky", label="flaky task",
+                  explains="gold validation saw the task's reference change verdict", patterns=())
+OFFICIAL_ERROR = CauseRule(
+    name="official-not-run", label="official run did not start",
+    explains="the original's return code 2: python could not open the test file", patterns=())
+UNEXPLAINED = CauseRule(name="unexplained", label="unexplained (ours)",
+                        explains="no known cause; ours to explain", patterns=())
+
+
+def load_causes(path: Path | None = None) -> list[CauseRule]:
+    """The causes of ``agreement.toml`` (the one shipped with codereval unless ``path``)."""
+    if path is None:
+        text = resources.files("codereval.data").joinpath(CAUSES_FILE).read_text("utf-8")
+    else:
+        text = path.read_text(encoding="utf-8")
+    rules = []
+    for entry in tomllib.loads(text).get("cause", []):
+        rules.append(
+            CauseRule(
+                name=str(entry["name"]),
+                label=str(entry.get("label", entry["name"])),
+                explains=str(entry.get("explains", "")),
+                patterns=tuple(str(p) for p in entry.get("patterns", [])),
+                verdicts=tuple(str(v) for v in entry.get("verdicts", [])),
+            )
+        )
+    return rules
+
+
+def _excerpt(text: str, at: int, width: int = 100) -> str:
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line = text[line_start : line_end if line_end >= 0 else len(text)].strip()
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+class Disagreement(Model):
+    task_id: str
+    sample_index: int
+    ours: Verdict
+    official_pass: bool
+    official_return_code: int | None
+    cause: str
+    evidence: str = ""
+
+
+class Agreement(Model):
+    """One model: our run against its official result file."""
+
+    label: str
+    run: str
+    official: str
+    # Samples in both, compared; the 2x2 table over them.
+    compared: int
+    both_pass: int
+    both_fail: int
+    ours_only: int  # we pass, the original failed
+    official_only: int  # the original passed, we fail
+    agreement: float  # percent of compared
+    # Samples of the official file the run does not hold, and ours it could not judge.
+    not_in_run: int
+    infra_errors: int
+    # Samples of tasks gold validation calls broken, left out (and those tasks), and the
+    # agreement over compared and left-out samples together.
+    excluded: int
+    excluded_tasks: list[str]
+    agreement_with_broken: float
+    causes: dict[str, int]
+    disagreements: list[Disagreement]
+
+
+def compare(
+    run: Run,
+    official: OfficialResults,
+    *,
+    label: str,
+    gold: dict[str, str] | None = None,
+    causes: Sequence[CauseRule] | None = None,
+) -> Agreement:
+    """Pair a run's outcomes with an official file's verdicts and classify the differences.
+
+    ``gold`` maps task ids to gold statuses (ok, broken, flaky, weak). Raises UserError when
+    the run's samples are not the official file's (different code for the same sample).
+    """
+    rules = list(causes) if causes is not None else load_causes()
+    gold = gold or {}
+    official_code = {(s.task_id, s.index): s.code_hash() for s in official.samples}
+    official_pass = {(o.task_id, o.sample_index): o.passed for o in official.outcomes}
+    return_codes = {(o.task_id, o.sample_index): o.exit_code for o in official.outcomes}
+    ours_code = {(s.task_id, s.index): s.code_hash() for s in run.samples}
+    foreign = [key for key, digest in ours_code.items()
+               if key in official_code and official_code[key] != digest]
+    if foreign:
+        task_id, index = foreign[0]
+        raise UserError(
+            f"{run.path}: sample {index} of task {task_id} is not the one in {official.path} "
+            f"({len(foreign)} sample(s) differ)",
+            hint="compare a run made with --samples from that official file",
+        )
+    outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
+    counts: Counter[str] = Counter()
+    disagreements: list[Disagreement] = []
+    excluded_tasks: set[str] = set()
+    for key, passed_there in sorted(official_pass.items()):
+        outcome = outcomes.get(key)
+        if outcome is None:
+            counts["not_in_run"] += 1
+            continue
+        if outcome.verdict is Verdict.INFRA_ERROR:
+            counts["infra"] += 1
+            continue
+        if gold.get(key[0]) == "broken":
+            counts["excluded"] += 1
+            counts["excluded_agree"] += outcome.passed == passed_there
+            excluded_tasks.add(key[0])
+            continue
+        counts["compared"] += 1
+        if outcome.passed == passed_there:
+            counts["both_pass" if passed_there else "both_fail"] += 1
+            continue
+        counts["official_only" if passed_there else "ours_only"] += 1
+        rule, evidence = _cause(outcome, passed_there, return_codes.get(key),
+                                gold.get(key[0]), rules)
+        disagreements.append(
+            Disagreement(
+                task_id=key[0],
+                sample_index=key[1],
+                ours=outcome.verdict,
+                official_pass=passed_there,
+                official_return_code=return_codes.get(key),
+                cause=rule.label,
+                evidence=evidence,
+            )
+        )
+    compared = counts["compared"]
+    agree = counts["both_pass"] + counts["both_fail"]
+    return Agreement(
+        label=label,
+        run=str(run.path),
+        official=str(official.path),
+        compared=compared,
+        both_pass=counts["both_pass"],
+        both_fail=counts["both_fail"],
+        ours_only=counts["ours_only"],
+        official_only=counts["official_only"],
+        agreement=_percent(agree, compared),
+        not_in_run=counts["not_in_run"],
+        infra_errors=counts["infra"],
+        excluded=counts["excluded"],
+        excluded_tasks=sorted(excluded_tasks),
+        agreement_with_broken=_percent(agree + counts["excluded_agree"],
+                                       compared + counts["excluded"]),
+        causes=dict(Counter(d.cause for d in disagreements).most_common()),
+        disagreements=disagreements,
+    )
+
+
+def _percent(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 2) if whole else 0.0
+
+
+def _cause(
+    outcome: Outcome,
+    passed_there: bool,
+    return_code: int | None,
+    gold_status: str | None,
+    rules: Sequence[CauseRule],
+) -> tuple[CauseRule, str]:
+    if passed_there:
+        for rule in rules:
+            evidence = rule.matches(outcome)
+            if evidence is not None:
+                return rule, evidence
+    elif return_code == OFFICIAL_NOT_STARTED:
+        return OFFICIAL_ERROR, f"official return_code {return_code}"
+    if gold_status == "flaky":
+        return FLAKY, "gold: flaky"
+    evidence = _excerpt(outcome.detail, 0) if outcome.detail else ""
+    return UNEXPLAINED, evidence
+
+
+def load_gold(path: Path) -> dict[str, str]:
+    """Task id -> gold status from a gold.jsonl written by `evaluate --reference`."""
+    statuses: dict[str, str] = {}
+    for lineno, row in iter_jsonl(path):
+        if "task_id" not in row or "status" not in row:
+            raise UserError(f"{path}:{lineno}: gold line needs task_id and status",
+                            hint="pass the gold.jsonl that `codereval evaluate --reference` wrote")
+        statuses[str(row["task_id"])] = str(row["status"])
+    return statuses
+
+
+def compare_paths(
+    run_dir: Path,
+    official_path: Path,
+    *,
+    label: str | None = None,
+    gold_path: Path | None = None,
+) -> Agreement:
+    """``compare`` from paths: a run directory and an official ``*_out.jsonl``."""
+    run = load_run(run_dir)
+    if not official_path.is_file():
+        raise UserError(f"official result file not found: {official_path}",
+                        hint="pass an official Raw_Input.jsonl_out.jsonl")
+    official = load_official_results(official_path)
+    if not run.outcomes:
+        raise UserError(f"{run_dir} holds no outcomes yet",
+                        hint="run `codereval evaluate --samples OFFICIAL --out RUN` first")
+    gold = load_gold(gold_path) if gold_path is not None else None
+    if label is None:
+        parent = official_path.parent.name
+        label = parent if official_path.name.startswith("Raw_Input") and parent else run_dir.name
+    return compare(run, official, label=label, gold=gold)
