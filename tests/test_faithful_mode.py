@@ -187,3 +187,35 @@ def test_compare_agrees_fully_in_compat_and_explains_the_default_modes_differenc
     assert (compat["compared"], compat["agreement"], compat["disagreements"]) == (5, 100.0, [])
     causes = {d["task_id"]: d["cause"] for d in default["disagreements"]}
     assert causes == {DOUBLE: "never-called test", READ_RATE: "path-bound test"}
+
+
+def test_recheck_finds_a_sample_whose_verdict_is_a_coin_toss(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    coin = ("def add_cents(a, b):\n    import random\n"
+            "    return a + b if random.random() < 0.5 else 0\n")
+    samples = official_samples(tmp_path / "Raw_Input.jsonl", {ADD_CENTS: [coin, WRONG_ADD_CENTS]})
+    run = tmp_path / "run"
+    assert run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--out", run,
+                   "--timeout", "30").exit_code == 0
+    got = json.loads((run / "outcomes.jsonl").read_text().splitlines()[0])["verdict"]
+    # The official file says the opposite of what we got for the coin, and agrees on the other.
+    official = tmp_path / "official.jsonl"
+    official.write_text(json.dumps({
+        "_id": ADD_CENTS, "project": "acme/ledger", "file_path": "ledger/money.py",
+        "name": "add_cents", "docstring": "", "level": "file_runnable", "code": [],
+        "generate_results": [
+            {"generate_code": coin, "is_pass": got != "passed", "return_code": 0},
+            {"generate_code": WRONG_ADD_CENTS, "is_pass": False, "return_code": 1},
+        ]}) + "\n")
+    plain = json.loads(run_cli("compare", run, official, "--json").stdout)[0]
+    assert [d["cause"] for d in plain["disagreements"]] == ["unexplained (ours)"]
+    # Twenty re-runs of a fair coin all landing on one side: one chance in a million.
+    result = run_cli("compare", run, official, "--json", "--recheck", "20", "--jobs", "2")
+    assert result.exit_code == 0, result
+    [row] = json.loads(result.stdout)
+    [disagreement] = row["disagreements"]
+    assert disagreement["cause"] == "nondeterministic sample"
+    assert "re-runs got the official verdict" in disagreement["evidence"]
+    # The run itself is untouched by the re-runs.
+    assert len((run / "outcomes.jsonl").read_text().splitlines()) == 2

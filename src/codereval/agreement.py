@@ -15,9 +15,10 @@ agreement and counted apart: their verdicts say nothing about the samples.
 
 from __future__ import annotations
 
+import tempfile
 import tomllib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from codereval.benchmarks.official import OfficialResults, load_official_results
 from codereval.errors import UserError
 from codereval.jsonl import iter_jsonl
-from codereval.model import Outcome, Verdict
+from codereval.model import Outcome, Sample, Verdict
 from codereval.store import Run, load_run
 
 CAUSES_FILE = "codereval_python/agreement.toml"
@@ -60,6 +61,9 @@ class CauseRule:
 
 
 # Causes that need no evidence from our outcome.
+NONDETERMINISTIC = CauseRule(
+    name="nondeterministic-sample", label="nondeterministic sample",
+    explains="re-run, the same sample sometimes gets the official verdict", patterns=())
 FLAKY = CauseRule(name="flaky", label="flaky task",
                   explains="gold validation saw the task's reference change verdict", patterns=())
 OFFICIAL_ERROR = CauseRule(
@@ -138,11 +142,13 @@ def compare(
     label: str,
     gold: dict[str, str] | None = None,
     causes: Sequence[CauseRule] | None = None,
+    rechecks: Mapping[tuple[str, int], Sequence[Verdict]] | None = None,
 ) -> Agreement:
     """Pair a run's outcomes with an official file's verdicts and classify the differences.
 
     ``gold`` maps task ids to gold statuses (ok, broken, flaky, weak). Raises UserError when
     the run's samples are not the official file's (different code for the same sample).
+    ``rechecks`` holds, for some samples, the verdicts of re-running them (see ``recheck``).
     """
     rules = list(causes) if causes is not None else load_causes()
     gold = gold or {}
@@ -182,7 +188,7 @@ def compare(
             continue
         counts["official_only" if passed_there else "ours_only"] += 1
         rule, evidence = _cause(outcome, passed_there, return_codes.get(key),
-                                gold.get(key[0]), rules)
+                                gold.get(key[0]), rules, (rechecks or {}).get(key, ()))
         disagreements.append(
             Disagreement(
                 task_id=key[0],
@@ -227,7 +233,11 @@ def _cause(
     return_code: int | None,
     gold_status: str | None,
     rules: Sequence[CauseRule],
+    reruns: Sequence[Verdict] = (),
 ) -> tuple[CauseRule, str]:
+    agreeing = sum((v is Verdict.PASSED) == passed_there for v in reruns)
+    if agreeing:
+        return NONDETERMINISTIC, f"{agreeing} of {len(reruns)} re-runs got the official verdict"
     if passed_there:
         for rule in rules:
             evidence = rule.matches(outcome)
@@ -252,14 +262,69 @@ def load_gold(path: Path) -> dict[str, str]:
     return statuses
 
 
+def recheck(
+    run: Run, keys: Sequence[tuple[str, int]], *, times: int, jobs: int = 1
+) -> dict[tuple[str, int], list[Verdict]]:
+    """Re-run these samples of ``run`` ``times`` times each, with the run's own options.
+
+    A sample whose verdict changes between runs (it calls random, reads the clock, races) is
+    nondeterministic: one run of it, here or on the original platform, proves little. The
+    re-runs go to a scratch run directory that is removed afterwards; ``run`` is not touched.
+    """
+    from codereval.engine import Benchmark, EvalOptions, evaluate
+
+    identity = run.meta.get("identity") or {}
+    if not keys or times < 1:
+        return {}
+    if identity.get("mode", "samples") != "samples":
+        raise UserError(f"{run.path} is a gold-validation run", hint="recheck a run of samples")
+    by_key = {(s.task_id, s.index): s for s in run.samples}
+    copies: list[Sample] = []
+    origin: dict[tuple[str, int], tuple[str, int]] = {}
+    for n, key in enumerate(keys):
+        sample = by_key[key]
+        for r in range(times):
+            # Distinct indices: the engine keys samples by (task, index, code).
+            copy = sample.model_copy(update={"index": n * times + r})
+            copies.append(copy)
+            origin[(copy.task_id, copy.index)] = key
+    used = {s.task_id for s in copies}
+    tasks = [t for t in run.tasks if t.task_id in used]
+    options = EvalOptions(
+        jobs=jobs,
+        timeout=float(identity.get("timeout", 10.0)),
+        memory_mb=identity.get("memory_mb", 2048),
+        sandbox=str(identity.get("sandbox", "auto")),
+        compat=bool(identity.get("compat", False)),
+        tests_dir=Path(identity["tests_dir"]) if identity.get("tests_dir") else None,
+        projects=Path(identity["projects"]) if identity.get("projects") else None,
+        progress=False,
+        official_name="",
+    )
+    benchmark = Benchmark(name=str(identity.get("benchmark", "recheck")), tasks=tasks)
+    with tempfile.TemporaryDirectory(prefix="codereval-recheck-") as scratch:
+        report = evaluate(benchmark=benchmark, samples=copies, run_dir=Path(scratch) / "run",
+                          options=options)
+    verdicts: dict[tuple[str, int], list[Verdict]] = {}
+    for outcome in report.outcomes:
+        verdicts.setdefault(origin[(outcome.task_id, outcome.sample_index)], []).append(
+            outcome.verdict)
+    return verdicts
+
+
 def compare_paths(
     run_dir: Path,
     official_path: Path,
     *,
     label: str | None = None,
     gold_path: Path | None = None,
+    recheck_times: int = 0,
+    jobs: int = 1,
 ) -> Agreement:
-    """``compare`` from paths: a run directory and an official ``*_out.jsonl``."""
+    """``compare`` from paths: a run directory and an official ``*_out.jsonl``.
+
+    With ``recheck_times``, every disagreement is re-run that many times first.
+    """
     run = load_run(run_dir)
     if not official_path.is_file():
         raise UserError(f"official result file not found: {official_path}",
@@ -272,4 +337,9 @@ def compare_paths(
     if label is None:
         parent = official_path.parent.name
         label = parent if official_path.name.startswith("Raw_Input") and parent else run_dir.name
-    return compare(run, official, label=label, gold=gold)
+    first = compare(run, official, label=label, gold=gold)
+    if not recheck_times or not first.disagreements:
+        return first
+    keys = [(d.task_id, d.sample_index) for d in first.disagreements]
+    rechecks = recheck(run, keys, times=recheck_times, jobs=jobs)
+    return compare(run, official, label=label, gold=gold, rechecks=rechecks)

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 )
 @click.option("--details", is_flag=True, help="List every disagreement with its evidence.")
 @click.option(
+    "--recheck",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Re-run each disagreeing sample N times (the run's own options): a sample whose "
+    "verdict changes is nondeterministic.",
+)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel samples for --recheck.")
+@click.option(
     "--min-agreement",
     type=click.FloatRange(0, 100),
     default=None,
@@ -34,6 +44,8 @@ def compare_command(
     pairs: tuple[Path, ...],
     gold_path: Path | None,
     details: bool,
+    recheck: int,
+    jobs: int,
     min_agreement: float | None,
     as_json: bool,
 ) -> None:
@@ -49,7 +61,8 @@ def compare_command(
     Examples:
       codereval compare runs/chatgpt results/python/ChatGPT/Raw_Input.jsonl_out.jsonl
       codereval compare runs/chatgpt ChatGPT/Raw_Input.jsonl_out.jsonl \\
-          runs/codegen CodeGen/Raw_Input.jsonl_out.jsonl --gold runs/gold/gold.jsonl --details
+          runs/codegen CodeGen/Raw_Input.jsonl_out.jsonl --gold runs/gold/gold.jsonl \\
+          --recheck 5 --details
     """
     from codereval.agreement import compare_paths
     from codereval.scoring import dump_json
@@ -63,7 +76,8 @@ def compare_command(
         raise UserError(f"gold file not found: {gold_path}",
                         hint="pass the gold.jsonl that `codereval evaluate --reference` wrote")
     results = [
-        compare_paths(pairs[i], pairs[i + 1], gold_path=gold_path)
+        compare_paths(pairs[i], pairs[i + 1], gold_path=gold_path, recheck_times=recheck,
+                      jobs=jobs)
         for i in range(0, len(pairs), 2)
     ]
     if as_json:
