@@ -20,7 +20,8 @@ SLUG = "acme---ledger"
 ADD_CENTS = "6400000000000000000000a1"  # module test, plain
 READ_RATE = "6400000000000000000000a2"  # module test bound to /home/travis/...
 DOUBLE = "6400000000000000000000b1"  # standalone, never calls its test
-IS_STRING = "6400000000000000000000b2"  # standalone, imports six
+# standalone, imports six; plib_runnable like the real collection's tests of numpy, rdflib ...
+IS_STRING = "6400000000000000000000b2"
 NO_TEST = "6400000000000000000000a3"  # in the records, absent from the test map
 
 MONEY_PINNED = '''"""Money helpers."""
@@ -102,7 +103,7 @@ RECORDS = [
            code="def unused():\n    return 0\n"),
     record(DOUBLE, name="double", file_path="ledger/util.py", level="self_contained",
            code=DOUBLE_REF),
-    record(IS_STRING, name="is_string", file_path="ledger/util.py", level="slib_runnable",
+    record(IS_STRING, name="is_string", file_path="ledger/util.py", level="plib_runnable",
            code=IS_STRING_REF),
 ]
 

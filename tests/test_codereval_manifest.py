@@ -15,3 +15,13 @@ def test_the_shipped_manifest_names_every_benchmark_project(shared_data: Path) -
     assert wanted <= set(specs)
     for name in wanted:
         assert specs[name].commit and specs[name].python, name
+
+
+def test_the_shipped_manifest_has_the_standalone_environment() -> None:
+    from codereval.prepare.projects import load_project_specs
+
+    standalone = load_project_specs(None)["standalone"]
+    # The official standalone tests import these third-party packages.
+    assert {"numpy", "rdflib", "pyyaml", "ansible-core", "borgmatic"} <= set(
+        standalone.requirements)
+    assert standalone.python and standalone.exclude_newer

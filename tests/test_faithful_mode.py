@@ -219,3 +219,55 @@ def test_recheck_finds_a_sample_whose_verdict_is_a_coin_toss(
     assert "re-runs got the official verdict" in disagreement["evidence"]
     # The run itself is untouched by the re-runs.
     assert len((run / "outcomes.jsonl").read_text().splitlines()) == 2
+
+
+def test_compat_gives_the_test_a_private_writable_home(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    # Tools such as ansible create ~/.ansible/tmp on import: the original's /root was writable.
+    writes_home = (
+        "def add_cents(a, b):\n"
+        "    import os\n"
+        "    home = os.environ['HOME']\n"
+        "    os.makedirs(os.path.join(home, '.tool', 'tmp'), exist_ok=True)\n"
+        "    assert os.listdir(home) == ['.tool'], os.listdir(home)\n"
+        "    return a + b\n"
+    )
+    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [writes_home, writes_home]})
+    result = run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--compat",
+                     "--out", tmp_path / "run")
+    assert result.exit_code == 0, result
+    rows = [json.loads(line) for line in (tmp_path / "run" / "outcomes.jsonl").read_text()
+            .splitlines()]
+    # Both pass: each sample's home starts empty, whatever the other wrote.
+    assert [r["verdict"] for r in rows] == ["passed", "passed"], rows
+
+
+def test_compat_gives_the_original_containers_host_name_and_hosts_file(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    # The original ran in a Docker container: its name resolved to the bridge address, not
+    # to a loopback one, so `gethostbyname(gethostname()) == "127.0.0.1"` was False there.
+    probe = (
+        "def add_cents(a, b):\n"
+        "    import platform, socket\n"
+        "    name = socket.gethostname()\n"
+        "    assert name == platform.node() == 'codereval', name\n"
+        "    assert socket.gethostbyname(name) == '172.17.0.2', socket.gethostbyname(name)\n"
+        "    assert socket.gethostbyaddr(name)[0] == 'codereval'\n"
+        "    return a + b\n"
+    )
+    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [probe]})
+    hosts_before = Path("/etc/hosts").read_text()
+    for mode, extra in (("compat", ("--compat",)), ("default", ())):
+        result = run_cli("evaluate", "--prepared", prepared, "--samples", samples,
+                         "--out", tmp_path / mode, *extra)
+        assert result.exit_code == 0, result
+    verdicts = {mode: json.loads((tmp_path / mode / "outcomes.jsonl").read_text())["verdict"]
+                for mode in ("compat", "default")}
+    assert verdicts["compat"] == "passed", (tmp_path / "compat" / "outcomes.jsonl").read_text()
+    # Without --compat the sample sees this machine's own name, whatever it resolves to.
+    assert verdicts["default"] != "passed"
+    assert Path("/etc/hosts").read_text() == hosts_before

@@ -230,3 +230,27 @@ def test_the_official_image_gives_tests_and_projects_without_docker(
     # Without its standalone file, double() falls back to the module rule and has no test.
     assert checks[DOUBLE]["problems"] == ["no official test", "file missing"]
     assert (out / "repos" / "README.md").is_file()
+
+
+@pytest.mark.parametrize(("level", "text", "standalone"), [
+    # The standalone collection's shape, whatever the level.
+    ("plib_runnable", "import numpy\ndef f(x):\n    return x\ndef test_f():\n    assert f(1)\n",
+     True),
+    ("self_contained", "def f(x):\n    return x\ndef test_f():\n    assert f(1)\n", True),
+    # A copy of the module ending in a check block is a project test, whatever the level.
+    ("self_contained", "from pkg import g\ndef f(x):\n    return x\n"
+     'if __name__ == "__main__":\n    isT = f(1) == 1\n', False),
+    ("file_runnable", "import sys\nsys.path.append('/home/travis/builds/repos/acme---ledger')\n"
+     "def f(x):\n    return x\ndef test_f():\n    assert f(1)\n", False),
+])
+def test_the_test_text_decides_standalone_or_project(level: str, text: str, standalone: bool) \
+        -> None:
+    from codereval.model import Language, Location, Task
+    from codereval.prepare.layout import is_standalone_test
+
+    task = Task.model_validate({
+        "task_id": "6400000000000000000000ff", "benchmark": "codereval-python",
+        "language": Language.PYTHON, "name": "f", "level": level,
+        "location": Location(project="acme/ledger", file_path="ledger/util.py"),
+    })
+    assert is_standalone_test(task, text) is standalone

@@ -34,7 +34,12 @@ from codereval.errors import UserError, name_some
 from codereval.jsonl import atomic_write_jsonl, atomic_write_text, read_json_or_jsonl
 from codereval.model import Language, Task, TestKind
 from codereval.prepare.checks import TaskCheck, check_file
-from codereval.prepare.layout import is_standalone_test, module_test_path, standalone_test_path
+from codereval.prepare.layout import (
+    is_standalone_test,
+    module_test_ids,
+    module_test_path,
+    standalone_test_path,
+)
 from codereval.prepare.projects import Placed, load_project_specs, place_project
 from codereval.runners.python import STANDALONE, project_folder
 from codereval.workspace import remove_tree
@@ -217,7 +222,9 @@ def _prepare_into(
 def _kind(task: Task, *, test_map: dict[str, str] | None, repos: Path) -> str:
     if test_map is not None:
         return "standalone" if is_standalone_test(task, test_map.get(task.task_id)) else "module"
-    if is_standalone_test(task) and (repos / standalone_test_path(task)).is_file():
+    # A tree says it by where the file is: any level can have a standalone file.
+    standalone = task.task_id not in module_test_ids()
+    if standalone and (repos / standalone_test_path(task)).is_file():
         return "standalone"
     return "module"
 

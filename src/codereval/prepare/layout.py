@@ -8,6 +8,7 @@ lives in ``data/codereval_python/layout.toml``.
 
 from __future__ import annotations
 
+import ast
 import functools
 import posixpath
 import tomllib
@@ -45,12 +46,31 @@ def standalone_test_path(task: Task) -> str:
 def is_standalone_test(task: Task, text: str | None = None) -> bool:
     """Is this task's official test a standalone file (run without its project)?
 
-    Standalone tests exist only for the standalone levels; a test text that reaches into its
-    project's folder on the original machine is a project module whatever the level says.
+    With the test's text: a standalone test defines its own ``test_<name>()`` next to the
+    function and never reaches into its project's folder on the original machine; a project
+    test is a copy of the module ending in a ``__main__`` check. The level does not decide:
+    the benchmark's standalone collection has ``plib_runnable`` tasks too (their tests import
+    third-party packages, never the project). Without the text, only standalone levels can be.
     """
-    if task.level is None or not task.level.standalone or task.task_id in module_test_ids():
+    if task.task_id in module_test_ids():
         return False
-    return text is None or ORIGINAL_ROOT + project_folder(task.project) not in text
+    if text is None:
+        return task.level is not None and task.level.standalone
+    if ORIGINAL_ROOT + project_folder(task.project) in text:
+        return False
+    return defines_function(text, f"test_{task.name}")
+
+
+def defines_function(text: str, name: str) -> bool:
+    """Does the module text define a top-level function ``name``? False if it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+        for node in tree.body
+    )
 
 
 def standalone_folder() -> str:

@@ -23,10 +23,25 @@ STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 class OfficialPlatform:
     root: Path
     variables: tuple[tuple[str, str], ...]
+    hostname: str | None = None
+    # /etc/hosts lines: address, then its names.
+    hosts: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def hosts_file(self) -> str | None:
+        """The text of the machine's /etc/hosts, or None when the data file gives none."""
+        if not self.hosts:
+            return None
+        return "".join(f"{address}\t{' '.join(names)}\n" for address, names in self.hosts)
 
     @classmethod
     def load(cls) -> OfficialPlatform:
         return official_platform()
+
+    @property
+    def home(self) -> Path | None:
+        """The shell's home directory: writable on the original machine (tools cache there)."""
+        value = dict(self.variables).get("HOME")
+        return Path(value) if value else None
 
     def environment(self, *, python: Path, scratch: Path, cwd: Path) -> dict[str, str]:
         """What the test's process sees: the shell's variables, the venv's bin first on PATH."""
@@ -50,7 +65,11 @@ def official_platform() -> OfficialPlatform:
     except tomllib.TOMLDecodeError as exc:  # a broken installation, not the user's input
         raise UserError(f"{PLATFORM_FILE} in the installed package is malformed: {exc}") from None
     variables = data.get("environment", {})
+    hosts = data.get("hosts", {})
     return OfficialPlatform(
         root=Path(str(data["root"])),
         variables=tuple((str(k), str(v)) for k, v in variables.items()),
+        hostname=str(data["hostname"]) if data.get("hostname") else None,
+        hosts=tuple((str(address), tuple(str(n) for n in names))
+                    for address, names in hosts.items()),
     )

@@ -347,12 +347,22 @@ class PythonProjectRunner(Runner):
         mounts = self._mounts(python, env, plan)
         env_vars = self._env_vars(python, workspace, scratch)
         root, notes = workspace, []
+        hostname: str | None = None
         platform = self._faithful_platform(plan, ctx)
         if platform is not None:
             assert ctx.tests_dir is not None
             root = platform.root / plan.view
             mounts += (Mount(source=(ctx.tests_dir / "repos").resolve(), target=platform.root),
                        Mount(source=workspace, target=root, writable=True))
+            if platform.home is not None:
+                # A private, empty home in the sample's scratch: the host's stays unseen.
+                (scratch / "home").mkdir()
+                mounts += (Mount(source=scratch / "home", target=platform.home, writable=True),)
+            hosts = platform.hosts_file()
+            if hosts is not None:
+                (scratch / "hosts").write_text(hosts, encoding="utf-8")
+                mounts += (Mount(source=scratch / "hosts", target=Path("/etc/hosts")),)
+            hostname = platform.hostname
             env_vars = platform.environment(python=python, scratch=scratch, cwd=root)
         elif ctx.compat and plan.view:
             notes.append(f"the original's {OfficialPlatform.load().root} view needs the bwrap "
@@ -374,6 +384,7 @@ class PythonProjectRunner(Runner):
             mounts=mounts,
             stdin=(marker + "\n").encode(),
             limits=ctx.limits,
+            hostname=hostname,
         )
         result = ctx.sandbox.run(request)
         report = _read_result(result_path)

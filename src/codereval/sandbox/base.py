@@ -48,6 +48,8 @@ class ExecRequest:
     stdin: bytes | None = None
     limits: Limits = Limits()
     network: bool = False
+    # The host name the command sees (sandboxes with their own UTS namespace); None keeps it.
+    hostname: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -227,6 +227,8 @@ class BwrapSandbox(Sandbox):
             argv += ["--bind" if writable else "--ro-bind", str(source), str(target)]
         argv += ["--chdir", str(request.cwd)]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if request.hostname:
+            argv += ["--hostname", request.hostname]
         if not request.network:
             argv.append("--unshare-net")
         argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
