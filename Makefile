@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # the CUDA build (~5 GB installed, about a minute), so only `make test` installs it.
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test lint setup system clean
+.PHONY: demo test lint setup system clean wheel-smoke
 
 $(STAMP): pyproject.toml scripts/setup-system.sh
 	bash scripts/setup-system.sh
@@ -29,6 +29,11 @@ test: $(TEST_STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 -q
+
+# Build the wheel, install it into a fresh venv, run the demo and docs/api.md's example from it
+# (also run by the test suite, tests/test_wheel_smoke.py).
+wheel-smoke: $(STAMP)
+	bash scripts/wheel-smoke.sh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

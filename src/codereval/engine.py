@@ -131,12 +131,17 @@ class RunReport:
 
     def pass_at_1(self) -> float:
         """Mean over tasks with samples of the fraction of their samples that passed."""
-        per_task: dict[str, list[bool]] = {}
-        for outcome in self.outcomes:
-            per_task.setdefault(outcome.task_id, []).append(outcome.passed)
-        if not per_task:
-            return 0.0
-        return sum(sum(v) / len(v) for v in per_task.values()) / len(per_task)
+        return mean_pass_rate(self.outcomes)
+
+
+def mean_pass_rate(outcomes: Sequence[Outcome]) -> float:
+    """Mean over the tasks with outcomes of the fraction of their outcomes that passed."""
+    per_task: dict[str, list[bool]] = {}
+    for outcome in outcomes:
+        per_task.setdefault(outcome.task_id, []).append(outcome.passed)
+    if not per_task:
+        return 0.0
+    return sum(sum(v) / len(v) for v in per_task.values()) / len(per_task)
 
 
 def default_env_root() -> Path:
@@ -593,6 +598,7 @@ __all__ = [
     "check_sample_ids",
     "default_env_root",
     "evaluate",
+    "mean_pass_rate",
     "resolve_runners",
     "tasks_version",
 ]

@@ -1,16 +1,26 @@
-"""Load what `codereval score` scores: an official result file or one of our run directories."""
+"""What `codereval score` scores, and its result: an official result file or one of our run
+directories in, ``Scores`` (pass@k by group, Acc@k, result categories) out."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codereval.benchmarks.official import is_official_results, load_official_results
 from codereval.errors import UserError, name_some
 from codereval.jsonl import iter_jsonl
+from codereval.metrics import DEFAULT_KS, GroupScore, Scoreboard, score
 from codereval.model import Outcome, Sample, Task
+
+if TYPE_CHECKING:
+    import pandas
+
+    from codereval.analysis.acc import AccResult
+    from codereval.categories import Category
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,3 +123,149 @@ def load_flagged(path: Path) -> list[str]:
 
 def dump_json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def default_label(path: Path) -> str:
+    """The label ``load_scored_input`` gives a path when none is asked for."""
+    return path.name if path.is_dir() else _label_for(path)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Scores:
+    """The scores of one run or result file: pass@k overall and by group, Acc@k, categories.
+
+    ``board`` holds the numbers (percentages); ``acc`` is Acc@k when the tasks carry oracle
+    context; ``categories`` CodeGeeX's result categories per language for HumanEval-family runs.
+    ``tasks``, ``outcomes`` and ``samples`` are what was scored.
+    """
+
+    board: Scoreboard
+    acc: AccResult | None
+    categories: dict[str, Counter[Category]] | None
+    tasks: list[Task]
+    outcomes: list[Outcome]
+    samples: list[Sample]
+
+    @property
+    def label(self) -> str:
+        return self.board.label
+
+    @property
+    def ks(self) -> tuple[int, ...]:
+        return self.board.ks
+
+    @property
+    def pass_at(self) -> dict[int, float | None]:
+        """Overall pass@k in percent by k (None where no task has k samples)."""
+        return dict(self.board.overall.pass_at)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"pass@{k}={'—' if v is None else f'{v:.2f}'}" for k, v in self.pass_at.items()
+        )
+        return f"Scores(label={self.label!r}, tasks={self.board.overall.tasks}, {shown})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document `codereval score --json` prints for this input."""
+        document = self.board.model_dump(mode="json")
+        document["acc_at_k"] = self.acc.model_dump(mode="json") if self.acc is not None else None
+        document["categories"] = (
+            {lang: {c.value: n for c, n in by.items()} for lang, by in self.categories.items()}
+            if self.categories is not None
+            else None
+        )
+        return document
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per group (all, each level, standalone or not, each project): the table
+        ``to_dataframe`` makes, as plain dicts. Values are percentages; None where no task of
+        the group has k samples."""
+        board = self.board
+        groups: list[tuple[str, GroupScore]] = [("all", board.overall)]
+        groups += [("level", g) for g in board.levels]
+        groups += [("standalone", g) for g in (board.standalone, board.non_standalone) if g]
+        if [g.name for g in board.projects] != ["(none)"]:  # HumanEval tasks have no project
+            groups += [("project", g) for g in board.projects]
+        rows = []
+        for kind, group in groups:
+            row: dict[str, Any] = {
+                "label": board.label,
+                "kind": kind,
+                "group": group.name,
+                "tasks": group.tasks,
+            }
+            for k in board.ks:
+                row[f"pass@{k}"] = group.pass_at.get(k)
+                if group.ci is not None and k in group.ci:
+                    row[f"pass@{k} low"], row[f"pass@{k} high"] = group.ci[k]
+            rows.append(row)
+        return rows
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """``rows()`` as a pandas DataFrame (needs pandas: pip install 'codereval[pandas]')."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError(
+                "Scores.to_dataframe() needs pandas, which is not installed: "
+                "pip install 'codereval[pandas]' (or pip install pandas); "
+                "Scores.rows() gives the same table as plain dicts"
+            ) from None
+        return pandas.DataFrame(self.rows())
+
+
+def score_input(
+    item: ScoredInput,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    compat: bool = False,
+    compat_n: int = 10,
+    benchmark_size: int | None = None,
+    exclude: Iterable[str] = (),
+    bootstrap: int = 0,
+) -> Scores:
+    """Score one loaded input: the scoreboard, Acc@k and the result categories."""
+    excluded = list(exclude)
+    board = score(
+        item.tasks,
+        item.outcomes,
+        ks=ks,
+        compat=compat,
+        compat_n=compat_n,
+        benchmark_size=benchmark_size,
+        label=item.label,
+        exclude=excluded,
+        bootstrap=bootstrap,
+    )
+    return Scores(
+        board=board,
+        acc=_acc(item, ks=tuple(ks), compat=compat, exclude=excluded),
+        categories=_categories(item),
+        tasks=item.tasks,
+        outcomes=item.outcomes,
+        samples=item.samples,
+    )
+
+
+def _acc(
+    item: ScoredInput, *, ks: tuple[int, ...], compat: bool, exclude: list[str]
+) -> AccResult | None:
+    """Acc@k when the tasks carry oracle context and the samples' code is known."""
+    tasks = [t for t in item.tasks if t.task_id not in set(exclude)]
+    if not item.samples or not any(t.oracle_context and not t.oracle_context.empty for t in tasks):
+        return None
+    from codereval.analysis.acc import acc_at_k
+
+    return acc_at_k(tasks, item.samples, ks, compat=compat)
+
+
+def _categories(item: ScoredInput) -> dict[str, Counter[Category]] | None:
+    """CodeGeeX's result categories per language, for HumanEval-family runs."""
+    if not any(t.benchmark.startswith("humaneval") for t in item.tasks):
+        return None
+    from codereval.categories import distribution
+
+    return distribution(item.outcomes, tasks=item.tasks, samples=item.samples)

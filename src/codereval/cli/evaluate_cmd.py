@@ -2,41 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 
 import click
 
 from codereval.errors import Interrupted, UserError
-from codereval.model import Sample, Task
-
-
-def _default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _load_tasks(
-    benchmark: str | None, tasks_path: Path | None, data_dir: Path | None
-) -> tuple[str, list[Task], str, Path | None]:
-    """(benchmark name, tasks, source, built-in folder when the benchmark ships one)."""
-    from codereval.benchmarks import builtin_dir, load_benchmark
-    from codereval.benchmarks.codereval import load_records
-
-    if benchmark is None:
-        if tasks_path is None:
-            raise UserError(
-                "nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME"
-            )
-        return "codereval", load_records(tasks_path), str(tasks_path), None
-    tasks = load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
-    folder = builtin_dir(benchmark.replace("-", "_")) if benchmark.startswith("mini-") else None
-    source = str(tasks_path or folder or data_dir or benchmark)
-    return benchmark, tasks, source, folder
+from codereval.model import Sample
 
 
 @click.command("evaluate")
@@ -147,71 +118,49 @@ def evaluate_command(
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
     """
-    from codereval.benchmarks.samples import load_samples
-    from codereval.engine import Benchmark, EvalOptions, evaluate
-    from codereval.store import official_results_name
+    from rich.console import Console
+
+    from codereval.api import evaluate_samples, open_benchmark, resolve_samples
 
     if repeat is not None and not reference:
         raise UserError("--repeat only applies with --reference")
     if reference and samples_path is not None:
         raise UserError("--reference runs the references; do not pass --samples as well")
-    if prepared is not None:
-        from codereval.prepare.codereval_python import read_prepared
-
-        if tasks_path is not None or benchmark is not None:
-            raise UserError("--prepared names the tasks; do not pass --tasks or --benchmark")
-        tasks_path, prepared_tests, prepared_projects = read_prepared(prepared)
-        tests_dir = tests_dir or prepared_tests
-        projects = projects or prepared_projects
-    if tests_dir is not None and not tests_dir.is_dir():
-        raise UserError(f"tests directory not found: {tests_dir}", hint="check --tests-dir")
-    name, tasks, source, builtin = _load_tasks(benchmark, tasks_path, data_dir)
-    if projects is None and builtin is not None and (builtin / "projects.toml").exists():
-        projects = builtin / "projects.toml"
-    if tests_dir is None and builtin is not None and (builtin / "official").is_dir():
-        # A built-in benchmark ships its official-layout tests beside its records.
-        tests_dir = builtin / "official"
-    if projects is not None and not projects.is_file():
-        raise UserError(f"projects manifest not found: {projects}", hint="check --projects")
-
+    bench = open_benchmark(
+        name=benchmark,
+        tasks_path=tasks_path,
+        data_dir=data_dir,
+        tests_dir=tests_dir,
+        projects=projects,
+        prepared=prepared,
+    )
     samples: list[Sample]
     if reference:
         from codereval.gold import gold_samples
 
-        samples = gold_samples(tasks, repeat=repeat or 3)
+        samples = gold_samples(bench.tasks, repeat=repeat or 3)
         official_name = ""
     else:
-        if samples_path is None and builtin is not None and (builtin / "samples.jsonl").exists():
-            samples_path = builtin / "samples.jsonl"
+        samples_path = samples_path or bench.default_samples
         if samples_path is None:
             raise UserError("no samples to evaluate", hint="pass --samples FILE (or --reference)")
-        samples = load_samples(samples_path)
-        official_name = official_results_name(samples_path.name)
+        samples, official_name = resolve_samples(samples_path, benchmark=bench)
 
-    options = EvalOptions(
-        jobs=jobs or _default_jobs(),
-        timeout=timeout,
-        memory_mb=memory_mb,
-        sandbox=sandbox,
-        compat=compat,
-        rerun=rerun,
-        tests_dir=tests_dir,
-        projects=projects,
-        mode=f"reference x{repeat or 3}" if reference else "samples",
-        progress=True,
-        official_name=official_name,
-    )
     try:
-        report = evaluate(
-            benchmark=Benchmark(
-                name=name,
-                tasks=tasks,
-                source=source,
-                source_sha256=_file_sha256(tasks_path) if tasks_path else "",
-            ),
-            samples=samples,
+        report = evaluate_samples(
+            bench,
+            samples,
             run_dir=run_dir,
-            options=options,
+            jobs=jobs,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            sandbox=sandbox,
+            compat=compat,
+            rerun=rerun,
+            progress=True,
+            mode=f"reference x{repeat or 3}" if reference else "samples",
+            official_name=official_name,
+            console=Console(stderr=True),
         )
     except KeyboardInterrupt:
         # Raised here, not left to click, which would turn it into a bare "aborted".
@@ -234,8 +183,6 @@ def evaluate_command(
             "see outcomes.jsonl"
         )
     if reference:
-        from rich.console import Console
-
         from codereval.gold import classify, gold_summary, gold_table, write_gold
 
         rows = classify(report.tasks, report.samples, report.outcomes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -86,6 +85,7 @@ def _load_tasks(
     task_ids: tuple[str, ...],
     limit: int | None,
 ) -> tuple[str, list[Task]]:
+    from codereval.api import select_tasks
     from codereval.benchmarks import load_benchmark
     from codereval.benchmarks.codereval import load_records
 
@@ -96,17 +96,7 @@ def _load_tasks(
         name, tasks = "codereval", load_records(tasks_path)
     else:
         name, tasks = benchmark, load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
-    if task_ids:
-        known = {t.task_id for t in tasks}
-        unknown = [i for i in task_ids if i not in known]
-        if unknown:
-            raise UserError(f"unknown task id {unknown[0]!r} in {name}",
-                            hint="list the ids with `codereval tasks`")
-        wanted = set(task_ids)
-        tasks = [t for t in tasks if t.task_id in wanted]
-    if limit is not None:
-        tasks = tasks[:limit]
-    return name, tasks
+    return name, select_tasks(tasks, name=name, task_ids=task_ids, limit=limit)
 
 
 def _generate(
@@ -117,8 +107,8 @@ def _generate(
     dry_run: bool,
 ) -> None:
     """Shared by `generate` and `run`: build prompts, then fill ``out`` (or print them)."""
-    from codereval.generation.base import BackendConfig, SamplingOptions, get_backend
-    from codereval.generation.session import generate_samples
+    from codereval.api import generate_file
+    from codereval.generation.base import SamplingOptions
     from codereval.prompts import PromptStyle, PromptVariant, build_prompts
 
     prompts = build_prompts(
@@ -141,16 +131,6 @@ def _generate(
         stop=tuple(params["stop"]),
         seed=params["seed"],
     )
-    config = BackendConfig(
-        model=model,
-        base_url=params["base_url"],
-        api_key=params["api_key"],
-        concurrency=params["concurrency"],
-        timeout=params["request_timeout"],
-        max_retries=params["max_retries"],
-    )
-    backend = get_backend(params["backend"], config)
-    batch = params["batch_size"] or 2 * params["concurrency"]
     done = 0
 
     def progress(count: int) -> None:
@@ -159,17 +139,26 @@ def _generate(
         click.echo(f"\r{done} task(s) sampled", nl=False, err=True)
 
     try:
-        report = generate_samples(
-            tasks, prompts, backend=backend, options=options, out=out, model=model,
-            batch_size=batch, progress=progress if sys.stderr.isatty() else None,
+        report = generate_file(
+            tasks,
+            prompts,
+            out=out,
+            model=model,
+            backend=params["backend"],
+            options=options,
+            base_url=params["base_url"],
+            api_key=params["api_key"],
+            concurrency=params["concurrency"],
+            request_timeout=params["request_timeout"],
+            max_retries=params["max_retries"],
+            batch_size=params["batch_size"],
+            progress=progress if sys.stderr.isatty() else None,
         )
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted; the samples written so far are kept in {out}",
             hint="re-run the same command to continue",
         ) from None
-    finally:
-        backend.close()
     if sys.stderr.isatty():
         click.echo("", err=True)
     click.echo(
@@ -266,9 +255,11 @@ def run_command(
       codereval run --benchmark humanevalx-python --backend hf --model ./tiny -n 1 \\
           --out runs/tiny
     """
+    from rich.console import Console
+
+    from codereval.api import Benchmark, evaluate_samples
     from codereval.benchmarks import builtin_dir
     from codereval.benchmarks.samples import load_samples
-    from codereval.engine import Benchmark, EvalOptions, evaluate
     from codereval.metrics import parse_ks, score
     from codereval.report.table import print_wide, render_scoreboards
     from codereval.store import official_results_name
@@ -292,21 +283,18 @@ def run_command(
     if not samples:
         raise UserError("the model produced no samples to evaluate",
                         hint=f"see {generated}.errors.jsonl")
-    options = EvalOptions(
-        jobs=jobs or len(os.sched_getaffinity(0)),
-        timeout=timeout,
-        sandbox=sandbox,
-        tests_dir=tests_dir,
-        projects=projects,
-        progress=sys.stderr.isatty(),
-        official_name=official_results_name(GENERATED),
-    )
     try:
-        report = evaluate(
-            benchmark=Benchmark(name=name, tasks=tasks, source=str(tasks_path or name)),
-            samples=samples,
+        report = evaluate_samples(
+            Benchmark(name=name, tasks=tasks, source=str(tasks_path or name), tests_dir=tests_dir,
+                      projects=projects),
+            samples,
             run_dir=run_dir,
-            options=options,
+            jobs=jobs,
+            timeout=timeout,
+            sandbox=sandbox,
+            progress=sys.stderr.isatty(),
+            official_name=official_results_name(GENERATED),
+            console=Console(stderr=True),
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted; finished outcomes are kept in {run_dir}",

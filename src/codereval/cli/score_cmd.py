@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from codereval.analysis.acc import AccResult
     from codereval.categories import Category
     from codereval.metrics import Scoreboard
-    from codereval.scoring import ScoredInput
 
 
 @click.command("score")
@@ -85,70 +84,45 @@ def score_command(
       codereval score runs/gpt runs/llama --html report.html
       codereval score runs/gpt --ci
     """
-    from codereval.benchmarks.codereval import load_records
-    from codereval.metrics import parse_ks, score
+    from codereval.api import score
+    from codereval.metrics import parse_ks
     from codereval.report.table import print_wide, render_scoreboards
-    from codereval.scoring import (
-        check_against_records,
-        dump_json,
-        load_flagged,
-        load_scored_input,
-    )
+    from codereval.scoring import default_label, dump_json
 
     try:
         ks = parse_ks(k_text)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    record_tasks = load_records(records) if records is not None else None
-    excluded = load_flagged(gold) if gold is not None else []
-    loaded = [load_scored_input(path) for path in inputs]
-    if len({item.label for item in loaded}) < len(loaded):
-        loaded = [
-            load_scored_input(path, label=f"{path.parent.name}/{path.name}") for path in inputs
-        ]
-    boards = []
-    scored = []
-    for item in loaded:
-        if record_tasks is not None and records is not None:
-            item = check_against_records(item, record_tasks, source=records)
-        scored.append(item)
-        boards.append(
-            score(
-                item.tasks,
-                item.outcomes,
-                ks=ks,
-                compat=compat,
-                compat_n=compat_n,
-                benchmark_size=benchmark_size,
-                label=item.label,
-                exclude=excluded,
-                bootstrap=bootstrap,
-            )
+    labels = [default_label(path) for path in inputs]
+    if len(set(labels)) < len(labels):
+        labels = [f"{path.parent.name}/{path.name}" for path in inputs]
+    results = [
+        score(
+            path,
+            k=ks,
+            compat=compat,
+            ci=bootstrap,
+            n=compat_n,
+            benchmark_size=benchmark_size,
+            tasks=records,
+            exclude_flagged=gold,
+            label=label,
         )
-    accs = [_acc(item, ks=ks, compat=compat, exclude=excluded) for item in scored]
-    categories = [_categories(item) for item in scored]
+        for path, label in zip(inputs, labels, strict=True)
+    ]
+    boards = [result.board for result in results]
+    accs = [result.acc for result in results]
+    categories = [result.categories for result in results]
     if html_path is not None:
         from codereval.jsonl import atomic_write_text
         from codereval.report.html import RunView, render_html
 
         views = [
-            RunView(board=board, tasks=item.tasks, outcomes=item.outcomes, acc=acc)
-            for board, item, acc in zip(boards, scored, accs, strict=True)
+            RunView(board=r.board, tasks=r.tasks, outcomes=r.outcomes, acc=r.acc) for r in results
         ]
         atomic_write_text(html_path, render_html(views))
     if as_json:
-        documents = []
-        for board, acc in zip(boards, accs, strict=True):
-            document = board.model_dump(mode="json")
-            document["acc_at_k"] = acc.model_dump(mode="json") if acc is not None else None
-            documents.append(document)
-        for document, counts in zip(documents, categories, strict=True):
-            document["categories"] = (
-                {lang: {c.value: n for c, n in by.items()} for lang, by in counts.items()}
-                if counts is not None
-                else None
-            )
-        click.echo(dump_json(documents))
+        click.echo(dump_json([result.to_dict() for result in results]))
         return
     extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
     if any(counts is not None for counts in categories):
@@ -156,27 +130,6 @@ def score_command(
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
     if html_path is not None:
         click.echo(f"HTML report: {html_path}")
-
-
-def _acc(
-    item: ScoredInput, *, ks: tuple[int, ...], compat: bool, exclude: list[str]
-) -> AccResult | None:
-    """Acc@k when the tasks carry oracle context and the samples' code is known."""
-    tasks = [t for t in item.tasks if t.task_id not in set(exclude)]
-    if not item.samples or not any(t.oracle_context and not t.oracle_context.empty for t in tasks):
-        return None
-    from codereval.analysis.acc import acc_at_k
-
-    return acc_at_k(tasks, item.samples, ks, compat=compat)
-
-
-def _categories(item: ScoredInput) -> dict[str, Counter[Category]] | None:
-    """CodeGeeX's result categories per language, for HumanEval-family runs."""
-    if not any(t.benchmark.startswith("humaneval") for t in item.tasks):
-        return None
-    from codereval.categories import distribution
-
-    return distribution(item.outcomes, tasks=item.tasks, samples=item.samples)
 
 
 def render_categories(
