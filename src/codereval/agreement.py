@@ -15,6 +15,7 @@ agreement and counted apart: their verdicts say nothing about the samples.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import tomllib
 from collections import Counter
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from codereval.benchmarks.official import OfficialResults, load_official_results
 from codereval.errors import UserError
 from codereval.jsonl import iter_jsonl
-from codereval.model import Outcome, Sample, Verdict
+from codereval.model import Language, Outcome, Sample, Stage, Verdict
 from codereval.store import Run, load_run
 
 CAUSES_FILE = "codereval_python/agreement.toml"
@@ -343,3 +344,222 @@ def compare_paths(
     keys = [(d.task_id, d.sample_index) for d in first.disagreements]
     rechecks = recheck(run, keys, times=recheck_times, jobs=jobs)
     return compare(run, official, label=label, gold=gold, rechecks=rechecks)
+
+
+# ----------------------------------------------------------------------------- Java: compiling
+
+JAVA_CAUSES_FILE = "codereval_java/agreement.toml"
+COMPILED = "compiled"
+NOT_COMPILED = "compile_error"
+# Which side said "compile error" in a disagreement.
+OURS_ERROR = "ours"  # we could not compile it, the original did
+OFFICIAL_ERROR_SIDE = "official"  # the original could not, we did
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompileCauseRule:
+    """A cause of a compile-verdict disagreement, matched on one side's evidence.
+
+    ``patterns`` are substrings of our outcome (detail, stderr); ``code`` are regular
+    expressions searched in the sample's code; ``side`` says which disagreements the rule
+    explains (``ours``: we say compile error, ``official``: the original did, ``any``).
+    """
+
+    name: str
+    label: str
+    explains: str
+    side: str
+    patterns: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+
+    def matches(self, outcome: Outcome, code: str, side: str) -> str | None:
+        if self.side not in ("any", side):
+            return None
+        for text in (outcome.detail, outcome.stderr_tail):
+            for pattern in self.patterns:
+                at = text.find(pattern)
+                if at >= 0:
+                    return _excerpt(text, at)
+        for expression in self.code:
+            found = re.search(expression, code, re.M)
+            if found is not None:
+                return f"code: {_excerpt(code, found.start())}"
+        return None
+
+
+COMPILE_UNEXPLAINED = CompileCauseRule(
+    name="ours", label="ours (unexplained)", explains="no known cause; ours to explain",
+    side="any")
+
+
+def load_compile_causes(path: Path | None = None) -> list[CompileCauseRule]:
+    """The causes of the Java ``agreement.toml`` (the shipped one unless ``path``)."""
+    if path is None:
+        text = resources.files("codereval.data").joinpath(JAVA_CAUSES_FILE).read_text("utf-8")
+    else:
+        text = path.read_text(encoding="utf-8")
+    rules = []
+    for entry in tomllib.loads(text).get("cause", []):
+        side = str(entry.get("side", "any"))
+        if side not in ("any", OURS_ERROR, OFFICIAL_ERROR_SIDE):
+            raise UserError(f"{JAVA_CAUSES_FILE}: cause {entry.get('name')!r}: side {side!r}",
+                            hint="one of any, ours, official")
+        for expression in entry.get("code", []):
+            try:
+                re.compile(str(expression))
+            except re.error as exc:
+                raise UserError(f"cause {entry.get('name')!r}: bad code pattern ({exc})") \
+                    from None
+        rules.append(CompileCauseRule(
+            name=str(entry["name"]), label=str(entry.get("label", entry["name"])),
+            explains=str(entry.get("explains", "")), side=side,
+            patterns=tuple(str(p) for p in entry.get("patterns", [])),
+            code=tuple(str(c) for c in entry.get("code", [])),
+        ))
+    return rules
+
+
+def compile_state(outcome: Outcome) -> str | None:
+    """``compiled``, ``compile_error``, or None when our run says nothing about compiling
+    (the environment or the injection failed, compiling timed out)."""
+    if outcome.verdict in (Verdict.COMPILE_ERROR, Verdict.NO_CODE, Verdict.SYNTAX_ERROR):
+        return NOT_COMPILED
+    if outcome.stage in (Stage.RUN, Stage.CHECK, Stage.DONE):
+        return COMPILED
+    if outcome.stage is Stage.COMPILE and outcome.detail.startswith(COMPILED):
+        return COMPILED  # compiled, no test to run (runners/java.py NO_TEST)
+    return None
+
+
+class CompileDisagreement(Model):
+    task_id: str
+    sample_index: int
+    ours: str  # compiled | compile_error
+    official: str
+    cause: str
+    evidence: str = ""
+
+
+class CompileAgreement(Model):
+    """One model's Java run against its official result file, at the compile stage."""
+
+    label: str
+    run: str
+    official: str
+    compared: int
+    both_compiled: int
+    both_error: int
+    ours_only: int  # we say compile error, the original compiled
+    official_only: int  # the original said compile error, we compiled
+    agreement: float
+    not_in_run: int
+    not_compiled_by_us: int  # our outcome says nothing about compiling (environment, ...)
+    not_compiled_reasons: dict[str, int]
+    causes: dict[str, int]
+    disagreements: list[CompileDisagreement]
+
+
+def compare_compile(
+    run: Run,
+    official: OfficialResults,
+    *,
+    label: str,
+    causes: Sequence[CompileCauseRule] | None = None,
+) -> CompileAgreement:
+    """Pair a Java run's outcomes with an official file's ``errormessage == "compile error"``."""
+    rules = list(causes) if causes is not None else load_compile_causes()
+    _same_samples(run, official)
+    codes = {(s.task_id, s.index): s.code or "" for s in official.samples}
+    theirs = {(o.task_id, o.sample_index): o.verdict is Verdict.COMPILE_ERROR
+              for o in official.outcomes}
+    outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
+    counts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    disagreements: list[CompileDisagreement] = []
+    for key, error_there in sorted(theirs.items()):
+        outcome = outcomes.get(key)
+        if outcome is None:
+            counts["not_in_run"] += 1
+            continue
+        state = compile_state(outcome)
+        if state is None:
+            counts["not_compiled"] += 1
+            reasons[_reason(outcome)] += 1
+            continue
+        counts["compared"] += 1
+        error_here = state == NOT_COMPILED
+        if error_here == error_there:
+            counts["both_error" if error_here else "both_compiled"] += 1
+            continue
+        side = OURS_ERROR if error_here else OFFICIAL_ERROR_SIDE
+        counts["ours_only" if error_here else "official_only"] += 1
+        rule, evidence = COMPILE_UNEXPLAINED, _excerpt(outcome.detail, 0)
+        for candidate in rules:
+            found = candidate.matches(outcome, codes.get(key, ""), side)
+            if found is not None:
+                rule, evidence = candidate, found
+                break
+        disagreements.append(CompileDisagreement(
+            task_id=key[0], sample_index=key[1], ours=state,
+            official=NOT_COMPILED if error_there else COMPILED, cause=rule.label,
+            evidence=evidence))
+    compared = counts["compared"]
+    return CompileAgreement(
+        label=label, run=str(run.path), official=str(official.path), compared=compared,
+        both_compiled=counts["both_compiled"], both_error=counts["both_error"],
+        ours_only=counts["ours_only"], official_only=counts["official_only"],
+        agreement=_percent(counts["both_compiled"] + counts["both_error"], compared),
+        not_in_run=counts["not_in_run"], not_compiled_by_us=counts["not_compiled"],
+        not_compiled_reasons=dict(reasons.most_common()),
+        causes=dict(Counter(d.cause for d in disagreements).most_common()),
+        disagreements=disagreements,
+    )
+
+
+def _reason(outcome: Outcome) -> str:
+    """A short, groupable reason why an outcome says nothing about compiling."""
+    first = outcome.detail.strip().splitlines()[0] if outcome.detail.strip() else ""
+    first = re.sub(r"\(log: [^)]*\)", "", first)
+    return f"{outcome.verdict.value} at {outcome.stage.value}: {first[:90]}".rstrip(": ")
+
+
+def _same_samples(run: Run, official: OfficialResults) -> None:
+    official_code = {(s.task_id, s.index): s.code_hash() for s in official.samples}
+    foreign = [key for key, digest in ((k, s.code_hash()) for k, s in
+                                       (((s.task_id, s.index), s) for s in run.samples))
+               if key in official_code and official_code[key] != digest]
+    if foreign:
+        task_id, index = foreign[0]
+        raise UserError(
+            f"{run.path}: sample {index} of task {task_id} is not the one in {official.path} "
+            f"({len(foreign)} sample(s) differ)",
+            hint="compare a run made with --samples from that official file",
+        )
+
+
+def compare_compile_paths(
+    run_dir: Path, official_path: Path, *, label: str | None = None
+) -> CompileAgreement:
+    """``compare_compile`` from paths: a Java run directory and an official ``*_out.jsonl``."""
+    run = load_run(run_dir)
+    if not official_path.is_file():
+        raise UserError(f"official result file not found: {official_path}",
+                        hint="pass an official Raw_Input.jsonl_out.jsonl")
+    official = load_official_results(official_path)
+    if official.language is not Language.JAVA:
+        raise UserError(f"{official_path} is not a Java result file",
+                        hint="compile agreement is for CoderEval-Java runs")
+    if not run.outcomes:
+        raise UserError(f"{run_dir} holds no outcomes yet",
+                        hint="run `codereval evaluate --samples OFFICIAL --out RUN` first")
+    if label is None:
+        parent = official_path.parent.name
+        label = parent if official_path.name.startswith("Raw_Input") and parent else run_dir.name
+    return compare_compile(run, official, label=label)
+
+
+def is_java_results(path: Path) -> bool:
+    """Does this official result file hold Java rows (``code_level``)?"""
+    for _lineno, row in iter_jsonl(path):
+        return "code_level" in row
+    return False

@@ -55,7 +55,8 @@ def compare_command(
     OFFICIAL_OUT an official CoderEval result file with its is_pass verdicts. Prints, per model,
     the samples compared, the agreement, the 2x2 table, and every disagreement's cause
     (never-called test, path-bound test, network, missing package, Python version, timeout,
-    ... or unexplained).
+    ... or unexplained). For CoderEval-Java official files (no tests were ever published) it
+    compares the compile stage instead: ours compile_error vs compiled, theirs "compile error".
 
     \b
     Examples:
@@ -75,6 +76,13 @@ def compare_command(
     if gold_path is not None and not gold_path.is_file():
         raise UserError(f"gold file not found: {gold_path}",
                         hint="pass the gold.jsonl that `codereval evaluate --reference` wrote")
+    if _java_pairs(pairs):
+        # CoderEval-Java: no official tests were published, so the verdicts compared are the
+        # compile stage's (ours: compile_error or compiled; theirs: "compile error").
+        from codereval.cli.compare_java import compare_java
+
+        compare_java(pairs, details=details, min_agreement=min_agreement, as_json=as_json)
+        return
     results = [
         compare_paths(pairs[i], pairs[i + 1], gold_path=gold_path, recheck_times=recheck,
                       jobs=jobs)
@@ -93,6 +101,17 @@ def compare_command(
                 err=True,
             )
             raise SystemExit(1)
+
+
+def _java_pairs(pairs: tuple[Path, ...]) -> bool:
+    """True when every official file is a Java one; UserError when Java and Python mix."""
+    from codereval.agreement import is_java_results
+
+    kinds = {is_java_results(pairs[i + 1]) for i in range(0, len(pairs), 2)
+             if pairs[i + 1].is_file()}
+    if len(kinds) > 1:
+        raise UserError("give either Java or Python official result files, not both")
+    return kinds == {True}
 
 
 def _print(results: list[Agreement], *, details: bool) -> None:

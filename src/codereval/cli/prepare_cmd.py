@@ -1,4 +1,5 @@
-"""`codereval prepare codereval-python`: a ready benchmark directory from public material."""
+"""`codereval prepare codereval-python|codereval-java`: a ready benchmark directory from public
+material."""
 
 from __future__ import annotations
 
@@ -9,13 +10,19 @@ import click
 
 from codereval.errors import Interrupted, UserError
 
-FAMILIES = ("codereval-python",)
+FAMILIES = ("codereval-python", "codereval-java")
 
 
 @click.command("prepare")
 @click.argument("family", type=click.Choice(FAMILIES))
-@click.option("--records", required=True, type=click.Path(path_type=Path),
-              help="The official records (CoderEval4Python.json).")
+@click.option("--records", type=click.Path(path_type=Path),
+              help="The official records (CoderEval4Python.json; for Java, CoderEval4Java.json "
+                   "is optional: without it each task's method is located in its project).")
+@click.option("--results", type=click.Path(path_type=Path),
+              help="Java: an official result file (Raw_Input.jsonl_out.jsonl): the task ids, "
+                   "method names and levels.")
+@click.option("--prompts", type=click.Path(path_type=Path),
+              help="Java: an official prompt file (CEJavaRaw.jsonl): signatures and Javadoc.")
 @click.option("--test-map", type=click.Path(path_type=Path),
               help="Official tests as one JSON object {task id: test file text}.")
 @click.option("--image", type=click.Path(path_type=Path),
@@ -36,12 +43,16 @@ FAMILIES = ("codereval-python",)
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="The benchmark directory to write.")
 def prepare_command(
-    family: str, records: Path, test_map: Path | None, image: Path | None,
+    family: str, records: Path | None, results: Path | None, prompts: Path | None,
+    test_map: Path | None, image: Path | None,
     image_tag: str | None, repos_tree: Path | None, manifest: Path | None,
     checkouts: Path | None, fetch: bool, force: bool, out: Path,
 ) -> None:
     """Turn the official records, the official tests and the projects into a benchmark
     directory that `codereval evaluate --prepared DIR` runs.
+
+    codereval-java has no official tests (never published): it takes --results and --prompts
+    (and --records when you have them) and the projects; samples get compile verdicts.
 
     Tests come from exactly one of --test-map, --image or --repos-tree. Projects come from the
     image or tree when it holds them, else from --checkouts, else (only with --fetch) are
@@ -55,8 +66,19 @@ def prepare_command(
           --image codereval-python.tar --out bench/codereval-python
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
+      codereval prepare codereval-java --results ChatGPT/Raw_Input.jsonl_out.jsonl \\
+          --prompts CEJavaRaw.jsonl --checkouts projects --out bench/codereval-java
     """
     from rich.console import Console
+
+    if family == "codereval-java":
+        _prepare_java(records=records, results=results, prompts=prompts, manifest=manifest,
+                      checkouts=checkouts, fetch=fetch, force=force, out=out,
+                      tests=(test_map, image, repos_tree))
+        return
+    if records is None:
+        raise UserError("--records is required for codereval-python",
+                        hint="pass CoderEval4Python.json")
 
     from codereval.prepare.checks import problems_table, summary_table
     from codereval.prepare.codereval_python import TestsSource, prepare_codereval_python
@@ -89,6 +111,44 @@ def prepare_command(
     for note in report.notes:
         click.echo(f"note: {note}")
     click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} ready, "
+               f"{report.tasks - report.ready} with problems (see {out / 'checks.jsonl'})")
+    click.echo(f"next: codereval evaluate --prepared {out} --samples SAMPLES --out RUN")
+    sys.stdout.flush()
+
+
+def _prepare_java(
+    *, records: Path | None, results: Path | None, prompts: Path | None,
+    manifest: Path | None, checkouts: Path | None, fetch: bool, force: bool, out: Path,
+    tests: tuple[Path | None, ...],
+) -> None:
+    from rich.console import Console
+
+    from codereval.prepare.checks import problems_table, summary_table
+    from codereval.prepare.codereval_java import prepare_codereval_java
+
+    if any(t is not None for t in tests):
+        raise UserError("codereval-java takes no tests source (its tests were never published)",
+                        hint="drop --test-map/--image/--repos-tree")
+    if results is None or prompts is None:
+        raise UserError("codereval-java needs --results and --prompts",
+                        hint="--results Raw_Input.jsonl_out.jsonl --prompts CEJavaRaw.jsonl")
+    err = Console(stderr=True)
+    try:
+        report = prepare_codereval_java(
+            results=results, prompts=prompts, records=records, out=out, manifest=manifest,
+            checkouts=checkouts, fetch=fetch, force=force,
+            progress=lambda message: err.print(f"[dim]{message}[/dim]"),
+        )
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing was written", hint="run it again") from None
+    console = Console()
+    console.print(summary_table(report.checks))
+    problems = problems_table(report.checks)
+    if problems is not None:
+        console.print(problems)
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} located, "
                f"{report.tasks - report.ready} with problems (see {out / 'checks.jsonl'})")
     click.echo(f"next: codereval evaluate --prepared {out} --samples SAMPLES --out RUN")
     sys.stdout.flush()

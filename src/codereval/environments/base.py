@@ -46,6 +46,12 @@ class ProjectSpec:
     # Java: source roots relative to the project root, extra jars.
     source_roots: tuple[str, ...] = ()
     jars: tuple[str, ...] = ()
+    # Java: the javac --release the project's code is compiled with ("8"); "" for javac's own.
+    java_release: str = ""
+    # Java, multi-module Maven: the modules (folders under the root) Maven compiles, with what
+    # they need (-am); their classes and classpath make the environment. Extra Maven arguments.
+    maven_modules: tuple[str, ...] = ()
+    maven_args: tuple[str, ...] = ()
     # Where the manifest that named this project lives (relative sources resolve from here).
     base_dir: Path = field(default=Path("."), compare=False)
 
@@ -69,6 +75,9 @@ class ProjectSpec:
             # Only when set, so environments built before the key existed keep their keys.
             **({"exclude_newer": self.exclude_newer} if self.exclude_newer else {}),
             **({"install_env": dict(self.install_env)} if self.install_env else {}),
+            **({"java_release": self.java_release} if self.java_release else {}),
+            **({"maven_modules": list(self.maven_modules)} if self.maven_modules else {}),
+            **({"maven_args": list(self.maven_args)} if self.maven_args else {}),
         }
 
     def key(self, *, source_hash: str, harness_version: str) -> str:
@@ -165,7 +174,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
-    record_root, install_env, source_roots, jars.
+    record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args.
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -180,7 +189,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     specs = []
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
-        "record_root", "install_env", "source_roots", "jars",
+        "record_root", "install_env", "source_roots", "jars", "java_release", "maven_modules",
+        "maven_args",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -230,6 +240,9 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 install_env=install_env,
                 source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
                 jars=tuple(str(r) for r in entry.get("jars", ())),
+                java_release=str(entry.get("java_release", "")),
+                maven_modules=tuple(str(m) for m in entry.get("maven_modules", ())),
+                maven_args=tuple(str(a) for a in entry.get("maven_args", ())),
                 base_dir=path.parent.resolve(),
             )
         )

@@ -67,6 +67,13 @@ class JavaEnvInfo:
     # Dependency jars and resource folders, in classpath order.
     dependencies: tuple[Path, ...]
     processors: bool
+    # The javac --release samples compile with ("" for the JDK's own).
+    java_release: str = ""
+
+    def compile_options(self) -> list[str]:
+        """javac options for a sample: as the project was compiled."""
+        options = ["-proc:none", "-g"] if not self.processors else ["-g"]
+        return [*options, "--release", self.java_release] if self.java_release else options
 
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *self.dependencies]
@@ -188,22 +195,34 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             shutil.copytree(source, project, symlinks=True,
                             ignore=shutil.ignore_patterns(*SKIP_DIRS))
         maven = (project / "pom.xml").is_file()
-        main_roots, test_roots = _source_roots(spec, project, maven=maven)
-        if not main_roots:
-            raise BuildFailed(
-                f"no Java source root in {origin} (give source_roots in the projects manifest)"
-            )
-        dependencies: list[Path] = []
-        if maven:
-            dependencies += _maven_classpath(project, staging=staging, log=log)
-        dependencies += _jars(spec, project)
-        dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
-        processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
         classes, test_classes = staging / "classes", staging / "test-classes"
-        _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
-               log=log, step="compiling the project")
-        _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
-               processors=processors, log=log, step="compiling the project's tests")
+        if spec.maven_modules:
+            if not maven:
+                raise BuildFailed(f"maven_modules given but {origin} has no pom.xml")
+            main_roots, test_roots, dependencies = _maven_modules(
+                spec, project, staging=staging, log=log)
+            classes.mkdir()
+            test_classes.mkdir()
+            processors = False
+        else:
+            main_roots, test_roots = _source_roots(spec, project, maven=maven)
+            if not main_roots:
+                raise BuildFailed(
+                    f"no Java source root in {origin} (give source_roots in the projects "
+                    "manifest)"
+                )
+            dependencies = []
+            if maven:
+                dependencies += _maven_classpath(project, staging=staging, log=log)
+            dependencies += _jars(spec, project)
+            dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
+            processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
+            release = ["--release", spec.java_release] if spec.java_release else []
+            _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
+                   log=log, step="compiling the project", options=release)
+            _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
+                   processors=processors, log=log, step="compiling the project's tests",
+                   options=release)
         info = {
             "name": spec.name,
             "project_root": str(project.relative_to(staging)),
@@ -213,6 +232,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "processors": processors,
             "maven": maven,
             "jdk": find_jdk().version,
+            "java_release": spec.java_release,
+            "maven_modules": list(spec.maven_modules),
             "build_seconds": round(time.monotonic() - started, 2),
         }
         (staging / "env.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -248,6 +269,7 @@ def load_env_info(path: Path) -> JavaEnvInfo:
         test_classes=path / "test-classes",
         dependencies=tuple(here(d) for d in data["dependencies"]),
         processors=bool(data.get("processors", False)),
+        java_release=str(data.get("java_release", "") or ""),
     )
 
 
@@ -293,6 +315,47 @@ def _maven_classpath(project: Path, *, staging: Path, log: Path) -> list[Path]:
     return [Path(entry) for entry in text.split(os.pathsep) if entry]
 
 
+MAVEN_SKIPS = ("-DskipTests", "-Dmaven.test.skip=true", "-Dmaven.javadoc.skip=true",
+               "-Dcheckstyle.skip", "-Drat.skip", "-Dlicense.skip", "-Denforcer.skip",
+               "-Dgpg.skip", "-Dspotless.check.skip=true")
+MODULE_CLASSPATH = "codereval-classpath.txt"
+
+
+def _maven_modules(
+    spec: ProjectSpec, project: Path, *, staging: Path, log: Path
+) -> tuple[list[Path], list[Path], list[Path]]:
+    """A multi-module project: Maven compiles the modules (and what they need, ``-am``) and
+    writes each module's classpath; the environment is their classes and classpaths.
+
+    Returns (main roots, test roots, classpath): the modules' own classes first, then every
+    dependency (jars, and the classes of the sibling modules they use) once, in order.
+    """
+    missing = [m for m in spec.maven_modules if not (project / m / "pom.xml").is_file()]
+    if missing:
+        raise BuildFailed(f"Maven module(s) not found: {', '.join(missing)}")
+    base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
+            *MAVEN_SKIPS, *spec.maven_args, "-pl", ",".join(spec.maven_modules), "-am",
+            "compile", "dependency:build-classpath", f"-Dmdep.outputFile={MODULE_CLASSPATH}",
+            "-Dmdep.includeScope=test"]
+    try:
+        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
+             step="compiling the Maven modules offline", timeout=MAVEN_TIMEOUT)
+    except BuildFailed:
+        _run(base, cwd=project, log=log, step="compiling the Maven modules (mvn compile)",
+             timeout=MAVEN_TIMEOUT)
+    modules = [project / m for m in spec.maven_modules]
+    entries: list[Path] = [m / "target" / "classes" for m in modules]
+    for module in modules:
+        listed = module / MODULE_CLASSPATH
+        if not listed.is_file():
+            raise BuildFailed(f"Maven wrote no classpath for {module.relative_to(project)}")
+        text = listed.read_text(encoding="utf-8").strip()
+        entries += [Path(entry) for entry in text.split(os.pathsep) if entry]
+    main_roots = [m / r for m in modules for r in MAVEN_MAIN_ROOTS if (m / r).is_dir()]
+    test_roots = [m / r for m in modules for r in MAVEN_TEST_ROOTS if (m / r).is_dir()]
+    return main_roots, test_roots, list(dict.fromkeys(entries))
+
+
 def _jars(spec: ProjectSpec, project: Path) -> list[Path]:
     found: list[Path] = []
     for pattern in spec.jars:
@@ -312,7 +375,8 @@ def _has_processor(jar: Path) -> bool:
 
 
 def _javac(
-    roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path, step: str
+    roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path,
+    step: str, options: list[str] | None = None,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for root in roots for p in root.rglob("*.java"))
@@ -321,7 +385,7 @@ def _javac(
     argfile = out.parent / f"{out.name}.sources"
     argfile.write_text("\n".join(f'"{f}"' for f in files) + "\n", encoding="utf-8")
     argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
-            "-encoding", "UTF-8", "-g", "-nowarn", "-d", str(out)]
+            "-encoding", "UTF-8", "-g", "-nowarn", *(options or []), "-d", str(out)]
     if not processors:
         argv.append("-proc:none")
     if classpath:

@@ -25,10 +25,12 @@ class TaskCheck:
     task_id: str
     project: str
     kind: str  # "module" | "standalone" | ""
-    test: str  # "map" | "tree" | "missing"
+    test: str  # "map" | "tree" | "missing" | "not published" (CoderEval-Java: no tests exist)
     project_state: str  # Placed.origin, or "n/a" for standalone tests
     file: str  # "ok" | "missing: <path>" | "not checked"
-    function: str  # "ok" | "not defined" | "not checked"
+    # "ok" | "not defined" | "not checked"; Java tasks located from public material:
+    # "ok (by Javadoc)" | "ok (by arity)" | "not found: ..." | "ambiguous: ..."
+    function: str
     content: str  # "identical" | "N lines differ (similarity S%)" | "no file_content" | ...
 
     @property
@@ -42,6 +44,8 @@ class TaskCheck:
             found.append("file missing")
         if self.function == "not defined":
             found.append("function not in file")
+        if self.function.startswith(("not found", "ambiguous")):
+            found.append(f"method {self.function.split(':')[0]}")
         return found
 
     def to_dict(self) -> dict[str, Any]:
@@ -90,7 +94,7 @@ def summary_table(checks: Sequence[TaskCheck]) -> Table:
         table.add_row(
             project,
             str(len(rows)),
-            f"{sum(r.test != 'missing' for r in rows)}/{len(rows)}",
+            _tests_cell(rows),
             ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "n/a",
             _found(rows, "file"),
             _found(rows, "function"),
@@ -99,16 +103,26 @@ def summary_table(checks: Sequence[TaskCheck]) -> Table:
     return table
 
 
+def _tests_cell(rows: Sequence[TaskCheck]) -> str:
+    if all(r.test == "not published" for r in rows):
+        return "not published"
+    return f"{sum(r.test not in ('missing', 'not published') for r in rows)}/{len(rows)}"
+
+
 def _found(rows: Sequence[TaskCheck], field: str) -> str:
     checked = [getattr(r, field) for r in rows if getattr(r, field) != "not checked"]
     if not checked:
         return "-"
-    return f"{sum(v == OK for v in checked)}/{len(checked)}"
+    # "ok" or "ok (how)": Java methods located by signature, Javadoc or arity.
+    return f"{sum(v == OK or v.startswith(OK + ' (') for v in checked)}/{len(checked)}"
 
 
 def _content_cell(rows: Sequence[TaskCheck]) -> str:
     identical = sum(r.content == "identical" for r in rows)
     differ = sum(r.content[:1].isdigit() for r in rows)
+    located = sum(r.content.startswith("located at") for r in rows)
+    if located and not identical and not differ:
+        return f"{located} rebuilt"
     return f"{identical} same, {differ} differ" if differ else f"{identical} same"
 
 
@@ -120,6 +134,11 @@ def problems_table(checks: Sequence[TaskCheck]) -> Table | None:
     for column in ("task", "project", "problem", "detail"):
         table.add_column(column)
     for check in bad:
-        detail = check.file if check.file.startswith("missing") else check.project_state
+        if check.file.startswith("missing"):
+            detail = check.file
+        elif check.function.startswith(("not found", "ambiguous")):
+            detail = check.function
+        else:
+            detail = check.project_state
         table.add_row(check.task_id, check.project, ", ".join(check.problems), detail)
     return table

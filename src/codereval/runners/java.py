@@ -29,7 +29,7 @@ from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, loa
 from codereval.errors import UserError
 from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
-from codereval.java.compiler import DEFAULT_OPTIONS, JavaCompiler, WarmJavac
+from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.java.inject import (
     JavaInjectionError,
     first_class_name,
@@ -50,6 +50,9 @@ OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
 JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
              "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 COMPILE_TIMEOUT = 120.0
+# The detail of a sample that compiled but has no test to run (stage compile, not judged).
+NO_TEST = ("compiled; no official test available (no <Class>_<method> test in the project's "
+           "test roots or --tests-dir)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,13 +219,13 @@ class JavaProjectRunner(Runner):
 
     def _compile_and_run(
         self, task: Task, sample: Sample, ctx: RunContext, *, info: JavaEnvInfo, work: Path,
-        test: TestSource, sources: dict[str, str], notes: list[str],
+        test: TestSource | None, sources: dict[str, str], notes: list[str],
     ) -> Outcome:
         base = {"task_id": task.task_id, "sample_index": sample.index}
         note = "; ".join(notes)
         classes = work / "classes"
-        options = list(DEFAULT_OPTIONS) if not info.processors else ["-g"]
-        if test.relative not in sources:
+        options = info.compile_options()
+        if test is not None and test.relative not in sources:
             sources[test.relative] = test.text
         compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
                                            out_dir=classes, options=options,
@@ -237,6 +240,10 @@ class JavaProjectRunner(Runner):
             return Outcome(**base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
                            detail=_join(compiled.diagnostics.strip()[:4000], note),
                            stderr_tail=compiled.diagnostics[-TAIL:])
+        if test is None:
+            # Compiled, and nothing to run: not judged (never a pass), and says why.
+            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                           detail=_join(NO_TEST, note))
         marker = new_marker()
         result = ctx.sandbox.run(self._request(ctx, info=info, work=work, test=test,
                                                classes=classes, marker=marker))
@@ -273,7 +280,9 @@ class JavaProjectRunner(Runner):
         return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
                            stdin=(marker + "\n").encode(), limits=limits)
 
-    def _test_source(self, task: Task, info: JavaEnvInfo, ctx: RunContext) -> TestSource:
+    def _test_source(self, task: Task, info: JavaEnvInfo, ctx: RunContext) -> TestSource | None:
+        """The task's test; None when it has no test of its own and the official layout
+        holds none (CoderEval-Java's tests were never published): the sample only compiles."""
         spec = task.test
         location = task.location
         assert location is not None
@@ -289,7 +298,10 @@ class JavaProjectRunner(Runner):
                 path = ctx.tests_dir / spec.path
             text = path.read_text(encoding="utf-8")
         else:
-            text = _official_test(task, info, ctx)
+            found = _official_test(task, info, ctx)
+            if found is None:
+                return None
+            text = found
         package = package_of(text)
         name = first_class_name(text)
         if not name:
@@ -299,7 +311,7 @@ class JavaProjectRunner(Runner):
                           relative=f"{prefix}{name}.java", text=text, kind=kind)
 
 
-def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str:
+def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str | None:
     """CoderEval's layout: a ``<Class>_<method>.java`` beside the class, in a test root or
     under --tests-dir (optionally inside a ``<owner>---<repo>`` folder)."""
     location = task.location
@@ -314,8 +326,7 @@ def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str:
     for candidate in candidates:
         if candidate.is_file():
             return candidate.read_text(encoding="utf-8")
-    raise ValueError(f"no test for the task: looked for {relative} in the test roots"
-                     + (" and --tests-dir" if ctx.tests_dir else " (pass --tests-dir?)"))
+    return None
 
 
 _BOOL = re.compile(r"\b(true|false)\b")
