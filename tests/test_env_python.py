@@ -140,3 +140,35 @@ def test_env_help_has_an_example() -> None:
         code, out = _cli("env", sub, "--help")
         assert code == 0 and "codereval env" in out
     assert shutil.which("true")
+
+
+def test_a_half_built_environment_that_cannot_be_removed_is_moved_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 of a build can leave its installer writing into the folder: rebuild anyway."""
+    from codereval.environments import python as envpy
+
+    manifest = _tiny_project(tmp_path, "")
+    root = tmp_path / "cache"
+    code, _ = _cli("env", "build", "--projects", str(manifest), "--root", str(root))
+    assert code == 0
+    [built] = [p for p in (root / "envs").iterdir() if p.name.startswith("me---tiny-")]
+    # What a killed build leaves: no ready marker, and a folder still being written.
+    (built / "env.json").write_text(json.dumps({"status": "building"}))
+    real_remove = envpy.remove_tree
+
+    def busy(path: Path) -> None:
+        # The half-built folder cannot be removed while the orphan writes into it.
+        if path.name.startswith((".trash-me---tiny-", "me---tiny-")):
+            raise OSError(39, "Directory not empty", "__pycache__")
+        real_remove(path)
+
+    monkeypatch.setattr(envpy, "remove_tree", busy)
+    code, out = _cli("env", "build", "--projects", str(manifest), "--root", str(root))
+    assert code == 0 and "me/tiny: built" in out, out
+    assert json.loads((built / "env.json").read_text())["status"] == "ready"
+    # The leftovers wait aside, and a later build sweeps them once they can go.
+    assert list((root / "envs").glob(".trash-*"))
+    monkeypatch.setattr(envpy, "remove_tree", real_remove)
+    envpy.discard_tree(root / "envs" / "nothing-here")
+    assert not list((root / "envs").glob(".trash-*"))

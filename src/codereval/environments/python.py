@@ -23,6 +23,7 @@ set); env.json says so.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -215,6 +216,27 @@ class BuildReport:
     warning: str = ""
 
 
+def discard_tree(path: Path) -> None:
+    """Remove a half-built environment, even one an orphaned installer still writes into.
+
+    A build killed with ``kill -9`` can leave its installer running (uv, pip): removing the
+    folder under it fails ("Directory not empty"). The folder is renamed away first, which is
+    atomic, so the rebuild starts clean; the renamed leftovers are removed as far as they can
+    be now and swept by later builds.
+    """
+    parent = path.parent
+    for stale in parent.glob(".trash-*"):
+        # Still being written: the next build sweeps it.
+        with contextlib.suppress(OSError):
+            remove_tree(stale)
+    if not path.exists() and not path.is_symlink():
+        return
+    trash = parent / f".trash-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    path.rename(trash)
+    with contextlib.suppress(OSError):
+        remove_tree(trash)
+
+
 class PythonEnvironmentBuilder(EnvironmentBuilder):
     language = Language.PYTHON
 
@@ -246,7 +268,7 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
                         env=env, action="cached", warning=str(meta.get("warning", ""))
                     )
                     return env
-                remove_tree(path)
+                discard_tree(path)
                 path.mkdir()
                 if local is not None:
                     fetch_source(spec, path / "src", downloads=root / "downloads",
