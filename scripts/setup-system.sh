@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages codereval's sandbox and runners use. Idempotent: skips what is there.
+# Installs the Debian packages codereval's sandbox and runners use, and the headless browser the
+# HTML report's test renders it in (chromium). Idempotent: skips what is there.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 [ -f /usr/include/boost/any.hpp ] || need+=(libboost-dev)
 [ -f /usr/include/openssl/md5.h ] || need+=(libssl-dev)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "setup: installing Debian packages: ${need[*]}"
 SUDO=""

@@ -59,7 +59,13 @@ EOF
 export CODEREVAL_HOME="$WORK/home"
 
 step "codereval demo"
-"$WORK/venv/bin/codereval" demo --out "$WORK/run/demo"
+"$WORK/venv/bin/codereval" demo --out "$WORK/run/demo" | tee "$WORK/demo.log"
+# The demo ends with the HTML report (matplotlib, pygments and numpy come from the wheel's deps).
+grep -q "^HTML report (plots, every sample of every task): $WORK/run/demo/report.html$" \
+  "$WORK/demo.log" || { echo "wheel-smoke: the demo did not print its report's path" >&2; exit 1; }
+grep -q '<svg ' "$WORK/run/demo/report.html" \
+  || { echo "wheel-smoke: the demo's report has no plot" >&2; exit 1; }
+echo "demo report: $(($(stat -c %s "$WORK/run/demo/report.html") / 1024)) KiB with plots"
 if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then
   compgen -G "$CODEREVAL_HOME/java-tools/*/ok" >/dev/null \
     || { echo "wheel-smoke: the Java tools were not built on first use" >&2; exit 1; }

@@ -32,5 +32,6 @@ def test_the_installed_wheel_runs_the_demo_and_the_api_example(
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
     assert "wheel-smoke: ok" in done.stdout
+    assert "KiB with plots" in done.stdout  # `codereval demo` ends with the HTML report
     assert "python block(s) ran" in done.stdout
     assert not list(tmp_path.glob("codereval-wheel-smoke.*"))  # the scratch is removed

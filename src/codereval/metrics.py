@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -287,3 +287,61 @@ def parse_ks(text: str) -> tuple[int, ...]:
 def mean(values: Iterable[float]) -> float:
     items = list(values)
     return math.fsum(items) / len(items) if items else 0.0
+
+
+
+def score_groups(
+    tasks: Sequence[Task],
+    outcomes: Sequence[Outcome],
+    *,
+    key: Callable[[Task], str],
+    ks: Sequence[int] = DEFAULT_KS,
+    compat: bool = False,
+    compat_n: int = 10,
+    exclude: Iterable[str] = (),
+    bootstrap: int = 0,
+) -> list[GroupScore]:
+    """Pass@k of the tasks grouped by ``key`` (e.g. their language), as ``score`` scores a
+    level: under compat each group is divided by its own number of tasks."""
+    excluded = set(exclude)
+    counts = _counts((o for o in outcomes if o.task_id not in excluded), compat=compat)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for task in tasks:
+        if task.task_id not in excluded and (compat or task.task_id in counts):
+            groups[key(task)].append(task.task_id)
+    return [
+        _group(
+            name,
+            ids,
+            counts,
+            ks,
+            compat_n=compat_n if compat else None,
+            denominator=len(ids) if compat else None,
+            bootstrap=bootstrap,
+        )
+        for name, ids in sorted(groups.items())
+    ]
+
+
+def task_pass_at(
+    task_ids: Sequence[str],
+    outcomes: Iterable[Outcome],
+    k: int,
+    *,
+    compat: bool = False,
+    compat_n: int = 10,
+) -> dict[str, float]:
+    """pass@k of each task that has a value under the convention (a fraction in [0, 1]).
+
+    default: tasks with fewer than k evaluated samples have no value. compat: n is fixed, so a
+    task without samples is a zero, as in the paper's sums.
+    """
+    counts = _counts(outcomes, compat=compat)
+    values: dict[str, float] = {}
+    for task_id in task_ids:
+        n, c = counts.get(task_id, (0, 0))
+        if compat:
+            n = max(compat_n, n)
+        if n >= k:
+            values[task_id] = float(pass_at_k_exact(n, c, k))
+    return values

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from codereval.benchmarks.official import is_official_results, load_official_results
 from codereval.errors import UserError, name_some
 from codereval.jsonl import iter_jsonl
-from codereval.metrics import DEFAULT_KS, GroupScore, Scoreboard, score
+from codereval.metrics import (
+    DEFAULT_KS,
+    GroupScore,
+    Scoreboard,
+    score,
+    score_groups,
+    task_pass_at,
+)
 from codereval.model import Outcome, Sample, Task
 
 if TYPE_CHECKING:
@@ -21,6 +28,7 @@ if TYPE_CHECKING:
 
     from codereval.analysis.acc import AccResult
     from codereval.categories import Category
+    from codereval.paired import PairedComparison
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +144,8 @@ class Scores:
 
     ``board`` holds the numbers (percentages); ``acc`` is Acc@k when the tasks carry oracle
     context; ``categories`` CodeGeeX's result categories per language for HumanEval-family runs.
-    ``tasks``, ``outcomes`` and ``samples`` are what was scored.
+    ``tasks``, ``outcomes`` and ``samples`` are what was scored; ``compat``, ``compat_n`` and
+    ``bootstrap`` how (the convention, its fixed n, the bootstrap resamples).
     """
 
     board: Scoreboard
@@ -145,6 +154,9 @@ class Scores:
     tasks: list[Task]
     outcomes: list[Outcome]
     samples: list[Sample]
+    compat: bool = False
+    compat_n: int = 10
+    bootstrap: int = 0
 
     @property
     def label(self) -> str:
@@ -204,6 +216,28 @@ class Scores:
             rows.append(row)
         return rows
 
+    def languages(self) -> list[GroupScore]:
+        """Pass@k per language of the tasks (one group for a single-language run)."""
+        return score_groups(
+            self.tasks,
+            self.outcomes,
+            key=lambda task: task.language.value,
+            ks=self.ks,
+            compat=self.compat,
+            compat_n=self.compat_n,
+            exclude=self.board.excluded_tasks,
+            bootstrap=self.bootstrap,
+        )
+
+    def paired(
+        self, other: Scores, *, resamples: int | None = None, seed: int = 0
+    ) -> list[PairedComparison]:
+        """This run against ``other`` on the tasks both scored, one comparison per k: the
+        difference in pass@k (points, this minus other), a paired bootstrap interval (95%) and
+        a sign-flip permutation p-value. Raises UserError when the two were scored under
+        different conventions or share no task."""
+        return paired_comparisons(self, other, resamples=resamples, seed=seed)
+
     def to_dataframe(self) -> pandas.DataFrame:
         """``rows()`` as a pandas DataFrame (needs pandas: pip install 'codereval[pandas]')."""
         try:
@@ -247,7 +281,57 @@ def score_input(
         tasks=item.tasks,
         outcomes=item.outcomes,
         samples=item.samples,
+        compat=compat,
+        compat_n=compat_n,
+        bootstrap=bootstrap,
     )
+
+
+def paired_comparisons(
+    a: Scores, b: Scores, *, resamples: int | None = None, seed: int = 0
+) -> list[PairedComparison]:
+    """``a`` against ``b`` for each k both were scored at (see ``Scores.paired``)."""
+    from codereval.paired import PAIRED_RESAMPLES, compare_paired
+
+    if a.compat != b.compat or (a.compat and a.compat_n != b.compat_n):
+        raise UserError(
+            f"{a.label} and {b.label} were scored under different conventions",
+            hint="score both with --compat (and the same --n) or both without",
+        )
+    excluded = set(a.board.excluded_tasks) | set(b.board.excluded_tasks)
+    in_b = {t.task_id for t in b.tasks}
+    shared = [t.task_id for t in a.tasks if t.task_id in in_b and t.task_id not in excluded]
+    if not shared:
+        raise UserError(
+            f"{a.label} and {b.label} have no task in common",
+            hint="a paired comparison needs two runs on the same tasks",
+        )
+    unmatched = len({t.task_id for t in a.tasks} ^ in_b)
+    comparisons = []
+    for k in (k for k in a.ks if k in b.ks):
+        values = [
+            task_pass_at(shared, scores.outcomes, k, compat=scores.compat, compat_n=scores.compat_n)
+            for scores in (a, b)
+        ]
+        if not set(values[0]) & set(values[1]):
+            continue  # no task has k samples in both runs
+        comparison = compare_paired(
+            values[0],
+            values[1],
+            k=k,
+            a_label=a.label,
+            b_label=b.label,
+            task_ids=shared,
+            resamples=resamples or PAIRED_RESAMPLES,
+            seed=seed,
+        )
+        comparisons.append(comparison.model_copy(update={"unmatched": unmatched}))
+    if not comparisons:
+        raise UserError(
+            f"{a.label} and {b.label}: no task has k samples in both runs for any k",
+            hint="use a smaller --k",
+        )
+    return comparisons
 
 
 def _acc(

@@ -105,20 +105,17 @@ def _chance(n: int, m: int, k: int) -> float:
     return 1.0 - comb(n - m, k) / comb(n, k)
 
 
-def acc_at_k(
-    tasks: Sequence[Task],
-    samples: Sequence[Sample],
-    ks: Sequence[int],
-    *,
-    compat: bool,
-) -> AccResult:
-    """Acc@k of ``samples`` against the oracle context of ``tasks`` (see the module docstring)."""
+def _task_values(
+    tasks: Sequence[Task], samples: Sequence[Sample], ks: tuple[int, ...], *, compat: bool
+) -> tuple[dict[str, dict[int, list[float]]], int, dict[int, int]]:
+    """Each task's recall by k, overall ("all") and per token type; and the tasks left out
+    (without tokens; with fewer than k samples)."""
     by_task: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_task[sample.task_id].append(sample)
-    ks = tuple(sorted(set(ks)))
-    per_type: dict[str, dict[int, list[float]]] = {t: {k: [] for k in ks} for t in TOKEN_TYPES}
-    overall: dict[int, list[float]] = {k: [] for k in ks}
+    values: dict[str, dict[int, list[float]]] = {
+        t: {k: [] for k in ks} for t in ("all", *TOKEN_TYPES)
+    }
     without_tokens = 0
     too_few: dict[int, int] = {k: 0 for k in ks}
     for task in tasks:
@@ -140,20 +137,54 @@ def acc_at_k(
                     too_few[k] += 1
                     continue
                 score = {tok: _chance(n, sum(tok in u for u in used), k) for tok in all_tokens}
-            overall[k].append(sum(score.values()) / len(score))
+            values["all"][k].append(sum(score.values()) / len(score))
             for token_type, tokens in typed.items():
                 if tokens:
-                    per_type[token_type][k].append(sum(score[t] for t in tokens) / len(tokens))
+                    values[token_type][k].append(sum(score[t] for t in tokens) / len(tokens))
+    return values, without_tokens, too_few
 
-    def mean(values: list[float]) -> float:
-        return sum(values) / len(values) if values else 0.0
+
+def acc_at_k(
+    tasks: Sequence[Task],
+    samples: Sequence[Sample],
+    ks: Sequence[int],
+    *,
+    compat: bool,
+) -> AccResult:
+    """Acc@k of ``samples`` against the oracle context of ``tasks`` (see the module docstring)."""
+    ks = tuple(sorted(set(ks)))
+    values, without_tokens, too_few = _task_values(tasks, samples, ks, compat=compat)
+
+    def mean(items: list[float]) -> float:
+        return sum(items) / len(items) if items else 0.0
 
     return AccResult(
         compat=compat,
         ks=ks,
-        overall={k: mean(v) for k, v in overall.items()},
-        by_type={t: {k: mean(v) for k, v in values.items()} for t, values in per_type.items()},
-        tasks={k: len(v) for k, v in overall.items()},
+        overall={k: mean(v) for k, v in values["all"].items()},
+        by_type={t: {k: mean(v) for k, v in values[t].items()} for t in TOKEN_TYPES},
+        tasks={k: len(v) for k, v in values["all"].items()},
         tasks_without_tokens=without_tokens,
         tasks_too_few_samples=too_few,
     )
+
+
+def acc_intervals(
+    tasks: Sequence[Task],
+    samples: Sequence[Sample],
+    ks: Sequence[int],
+    *,
+    compat: bool,
+    resamples: int = 1000,
+) -> dict[str, dict[int, tuple[float, float]]]:
+    """95% percentile bootstrap intervals over tasks (in percent, seeded) of Acc@k, overall
+    ("all") and per token type; a figure no task has a value for gets no interval."""
+    from codereval.metrics import bootstrap_interval
+
+    values, _, _ = _task_values(tasks, samples, tuple(sorted(set(ks))), compat=compat)
+    return {
+        name: {
+            k: bootstrap_interval(items, resamples=resamples) for k, items in by_k.items() if items
+        }
+        for name, by_k in values.items()
+    }

@@ -37,12 +37,14 @@ def _register() -> None:
         evaluate_cmd,
         generate_cmd,
         prepare_cmd,
+        report_cmd,
         score_cmd,
         tasks_cmd,
     )
 
     for module in (
         score_cmd,
+        report_cmd,
         tasks_cmd,
         prepare_cmd,
         evaluate_cmd,

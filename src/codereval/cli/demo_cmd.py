@@ -1,4 +1,5 @@
-"""`codereval demo`: evaluate the built-in mini benchmarks end to end and print the tables."""
+"""`codereval demo`: evaluate the built-in mini benchmarks end to end, print the tables and write
+the HTML report."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ DEMO_BENCHMARKS: dict[str, tuple[str, tuple[str, ...]]] = {
 def demo_command(
     ctx: click.Context, out: Path, jobs: int | None, only: tuple[str, ...], k_text: str
 ) -> None:
-    """Evaluate the built-in mini benchmarks (Python and Java) in the sandbox and score them.
+    """Evaluate the built-in mini benchmarks (Python and Java) in the sandbox, score them, and
+    write the HTML report (OUT/report.html).
 
     Each mini benchmark is a small, realistic project of our own with tasks at every runnable
     level, and a samples file of correct, wrong, crashing, slow and hostile generations (samples
@@ -51,8 +53,10 @@ def demo_command(
       codereval demo
       codereval demo --only mini-python --jobs 2
     """
+    from codereval.api import score as score_run
     from codereval.cli.evaluate_cmd import evaluate_command
     from codereval.metrics import parse_ks, score
+    from codereval.report.html import REPORT_CI, write_report
     from codereval.report.table import print_wide, render_scoreboards
     from codereval.scoring import load_scored_input
 
@@ -83,9 +87,15 @@ def demo_command(
         print_wide(table)
     click.echo(
         f"\nOutcomes, with the isolation used and their provenance, are in "
-        f"{out}/<benchmark>/outcomes.jsonl. Next: `codereval score {runs[0][1]} "
-        "--html report.html`."
+        f"{out}/<benchmark>/outcomes.jsonl."
     )
+    report = out / "report.html"
+    write_report(
+        report,
+        [score_run(run_dir, k=ks, ci=REPORT_CI, label=name) for name, run_dir in runs],
+        title="codereval demo",
+    )
+    click.echo(f"HTML report (plots, every sample of every task): {report}")
 
 
 def _kinds_table(name: str, run_dir: Path) -> Table:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,77 +18,59 @@ if TYPE_CHECKING:
     from codereval.analysis.acc import AccResult
     from codereval.categories import Category
     from codereval.metrics import Scoreboard
+    from codereval.paired import PairedComparison
+    from codereval.scoring import Scores
 
 
-@click.command("score")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--k", "k_text", default="1,5,10", show_default=True, help="Values of k.")
-@click.option("--compat", is_flag=True, help="The paper's convention: n fixed, divide by 230.")
-@click.option("--n", "compat_n", default=10, show_default=True, help="n under --compat.")
-@click.option(
-    "--benchmark-size", type=int, default=None, help="Denominator under --compat (default: 230)."
-)
-@click.option(
-    "--tasks",
-    "records",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Records file: levels and projects from it; results for unknown ids are an error.",
-)
-@click.option(
-    "--exclude-flagged",
-    "gold",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Leave out tasks a gold-validation report (gold.jsonl) flags.",
-)
-@click.option("--by-project", is_flag=True, help="Add one row per project.")
-@click.option(
-    "--ci",
-    "bootstrap",
-    is_flag=True,
-    flag_value=1000,
-    default=0,
-    help="Add 95% bootstrap intervals over tasks (1000 resamples, fixed seed).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
-@click.option(
-    "--html",
-    "html_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Also write a self-contained HTML report (tables, verdicts, every task's samples).",
-)
-def score_command(
-    inputs: tuple[Path, ...],
+def scoring_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options `score` and `report` share: what to score and under which convention."""
+    options = [
+        click.option("--k", "k_text", default="1,5,10", show_default=True, help="Values of k."),
+        click.option(
+            "--compat", is_flag=True, help="The paper's convention: n fixed, divide by 230."
+        ),
+        click.option("--n", "compat_n", default=10, show_default=True, help="n under --compat."),
+        click.option(
+            "--benchmark-size",
+            type=int,
+            default=None,
+            help="Denominator under --compat (default: 230).",
+        ),
+        click.option(
+            "--tasks",
+            "records",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Records file: levels and projects from it; results for unknown ids are an error.",
+        ),
+        click.option(
+            "--exclude-flagged",
+            "gold",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Leave out tasks a gold-validation report (gold.jsonl) flags.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def score_inputs(
+    inputs: Sequence[Path],
+    *,
     k_text: str,
     compat: bool,
     compat_n: int,
     benchmark_size: int | None,
     records: Path | None,
     gold: Path | None,
-    by_project: bool,
     bootstrap: int,
-    as_json: bool,
-    html_path: Path | None,
-) -> None:
-    """Score result files or run directories: pass@k overall, per level, standalone.
-
-    Each INPUT is an official CoderEval result file (*_out.jsonl) or a run directory written by
-    `codereval evaluate`. With several inputs, models are compared side by side.
-
-    \b
-    Examples:
-      codereval score results/python/ChatGPT/Raw_Input.jsonl_out.jsonl --compat
-      codereval score runs/gpt runs/llama --k 1,10
-      codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
-      codereval score runs/gpt runs/llama --html report.html
-      codereval score runs/gpt --ci
-    """
+) -> list[Scores]:
+    """Score each input (labels from their paths, made unique)."""
     from codereval.api import score
     from codereval.metrics import parse_ks
-    from codereval.report.table import print_wide, render_scoreboards
-    from codereval.scoring import default_label, dump_json
+    from codereval.scoring import default_label
 
     try:
         ks = parse_ks(k_text)
@@ -96,7 +79,7 @@ def score_command(
     labels = [default_label(path) for path in inputs]
     if len(set(labels)) < len(labels):
         labels = [f"{path.parent.name}/{path.name}" for path in inputs]
-    results = [
+    return [
         score(
             path,
             k=ks,
@@ -110,26 +93,152 @@ def score_command(
         )
         for path, label in zip(inputs, labels, strict=True)
     ]
+
+
+@click.command("score")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@scoring_options
+@click.option("--by-project", is_flag=True, help="Add one row per project.")
+@click.option(
+    "--ci",
+    "bootstrap",
+    is_flag=True,
+    flag_value=1000,
+    default=0,
+    help="Add 95% bootstrap intervals over tasks (1000 resamples, fixed seed).",
+)
+@click.option(
+    "--paired",
+    is_flag=True,
+    help="Compare the inputs pairwise on their common tasks: the difference in pass@k with a "
+    "95% paired bootstrap interval and a sign-flip permutation p-value.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write the HTML report (as `codereval report` does).",
+)
+def score_command(
+    inputs: tuple[Path, ...],
+    k_text: str,
+    compat: bool,
+    compat_n: int,
+    benchmark_size: int | None,
+    records: Path | None,
+    gold: Path | None,
+    by_project: bool,
+    bootstrap: int,
+    paired: bool,
+    as_json: bool,
+    html_path: Path | None,
+) -> None:
+    """Score result files or run directories: pass@k overall, per level, standalone.
+
+    Each INPUT is an official CoderEval result file (*_out.jsonl) or a run directory written by
+    `codereval evaluate`. With several inputs, models are compared side by side; --paired adds,
+    for each pair (first minus second), the difference in pass@k with a paired bootstrap
+    interval and a p-value. With --json --paired the output is {"scores": [...], "paired": [...]}.
+
+    \b
+    Examples:
+      codereval score results/python/ChatGPT/Raw_Input.jsonl_out.jsonl --compat
+      codereval score runs/gpt runs/llama --k 1,10
+      codereval score runs/gpt runs/llama --paired
+      codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
+      codereval score runs/gpt runs/llama --html report.html
+      codereval score runs/gpt --ci
+    """
+    from codereval.report.table import print_wide, render_scoreboards
+    from codereval.scoring import dump_json
+
+    if paired and len(inputs) < 2:
+        raise UserError("--paired needs two or more inputs", hint="codereval score A B --paired")
+    options: dict[str, Any] = {
+        "k_text": k_text,
+        "compat": compat,
+        "compat_n": compat_n,
+        "benchmark_size": benchmark_size,
+        "records": records,
+        "gold": gold,
+    }
+    results = score_inputs(inputs, bootstrap=bootstrap, **options)
+    comparisons = []
+    if paired:
+        for i, a in enumerate(results):
+            for b in results[i + 1 :]:
+                comparisons += a.paired(b)
+    if html_path is not None:
+        from codereval.report.html import REPORT_CI, write_report
+
+        # The report always shows intervals; the terminal only with --ci.
+        shown = results if bootstrap else score_inputs(inputs, bootstrap=REPORT_CI, **options)
+        write_report(html_path, shown)
     boards = [result.board for result in results]
     accs = [result.acc for result in results]
     categories = [result.categories for result in results]
-    if html_path is not None:
-        from codereval.jsonl import atomic_write_text
-        from codereval.report.html import RunView, render_html
-
-        views = [
-            RunView(board=r.board, tasks=r.tasks, outcomes=r.outcomes, acc=r.acc) for r in results
-        ]
-        atomic_write_text(html_path, render_html(views))
     if as_json:
-        click.echo(dump_json([result.to_dict() for result in results]))
+        documents = [result.to_dict() for result in results]
+        if paired:
+            click.echo(
+                dump_json(
+                    {
+                        "scores": documents,
+                        "paired": [c.model_dump(mode="json") for c in comparisons],
+                    }
+                )
+            )
+        else:
+            click.echo(dump_json(documents))
         return
     extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
     if any(counts is not None for counts in categories):
         extra.append(render_categories(boards, categories))
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
+    if paired:
+        click.echo()
+        print_wide(render_paired(comparisons, ks=boards[0].ks))
     if html_path is not None:
         click.echo(f"HTML report: {html_path}")
+
+
+def render_paired(comparisons: Sequence[PairedComparison], *, ks: Sequence[int]) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
+    from codereval.paired import format_p
+
+    table = Table(
+        title="paired comparison: difference in pass@k (points, first − second), "
+        "95% paired bootstrap interval, sign-flip p-value",
+        title_justify="left",
+    )
+    table.add_column("comparison", style="bold")
+    table.add_column("tasks", justify="right", style="dim")
+    for k in ks:
+        table.add_column(f"Δ pass@{k}", justify="right")
+        table.add_column("p", justify="right")
+    pairs: dict[tuple[str, str], dict[int, PairedComparison]] = {}
+    for comparison in comparisons:
+        pairs.setdefault((comparison.a, comparison.b), {})[comparison.k] = comparison
+    for (a, b), by_k in pairs.items():
+        cells = [Text(f"{a} − {b}"), Text(str(max(c.tasks for c in by_k.values())))]
+        for k in ks:
+            found = by_k.get(k)
+            if found is None:
+                cells += [Text("—"), Text("")]
+                continue
+            low, high = found.ci
+            text = f"{found.difference:+.2f} [{low:+.2f}, {high:+.2f}]"
+            # Bold when the interval excludes zero.
+            cells += [
+                Text(text, style="bold" if low > 0 or high < 0 else ""),
+                Text(format_p(found.p_value)),
+            ]
+        table.add_row(*cells)
+    return table
 
 
 def render_categories(
