@@ -48,9 +48,20 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:
                 return None
 
+            counted = False
+
+            def _finish(self) -> None:
+                # A request stops being in flight once its answer is decided: the client may
+                # send its next request the moment the bytes arrive, before this thread ends.
+                with fake.lock:
+                    if self.counted:
+                        fake.in_flight -= 1
+                        self.counted = False
+
             def _send(
                 self, status: int, body: bytes, headers: dict[str, str] | None = None
             ) -> None:
+                self._finish()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -66,11 +77,11 @@ class FakeOpenAI:
                     fake.requests.append((time.monotonic(), self.path, payload))
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                    self.counted = True
                 try:
                     self._respond(payload)
                 finally:
-                    with fake.lock:
-                        fake.in_flight -= 1
+                    self._finish()
 
             def _respond(self, payload: dict[str, Any]) -> None:
                 behaviour = fake._next()
