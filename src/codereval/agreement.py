@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -74,14 +75,20 @@ UNEXPLAINED = CauseRule(name="unexplained", label="unexplained (ours)",
                         explains="no known cause; ours to explain", patterns=())
 
 
-def load_causes(path: Path | None = None) -> list[CauseRule]:
-    """The causes of ``agreement.toml`` (the one shipped with codereval unless ``path``)."""
+def _cause_entries(shipped: str, path: Path | None) -> list[dict[str, Any]]:
+    """The ``[[cause]]`` tables of a causes file: ``path``, else the one shipped as ``shipped``."""
     if path is None:
-        text = resources.files("codereval.data").joinpath(CAUSES_FILE).read_text("utf-8")
+        text = resources.files("codereval.data").joinpath(shipped).read_text("utf-8")
     else:
         text = path.read_text(encoding="utf-8")
+    entries: list[dict[str, Any]] = tomllib.loads(text).get("cause", [])
+    return entries
+
+
+def load_causes(path: Path | None = None) -> list[CauseRule]:
+    """The causes of ``agreement.toml`` (the one shipped with codereval unless ``path``)."""
     rules = []
-    for entry in tomllib.loads(text).get("cause", []):
+    for entry in _cause_entries(CAUSES_FILE, path):
         rules.append(
             CauseRule(
                 name=str(entry["name"]),
@@ -394,12 +401,8 @@ COMPILE_UNEXPLAINED = CompileCauseRule(
 
 def load_compile_causes(path: Path | None = None) -> list[CompileCauseRule]:
     """The causes of the Java ``agreement.toml`` (the shipped one unless ``path``)."""
-    if path is None:
-        text = resources.files("codereval.data").joinpath(JAVA_CAUSES_FILE).read_text("utf-8")
-    else:
-        text = path.read_text(encoding="utf-8")
     rules = []
-    for entry in tomllib.loads(text).get("cause", []):
+    for entry in _cause_entries(JAVA_CAUSES_FILE, path):
         side = str(entry.get("side", "any"))
         if side not in ("any", OURS_ERROR, OFFICIAL_ERROR_SIDE):
             raise UserError(f"{JAVA_CAUSES_FILE}: cause {entry.get('name')!r}: side {side!r}",

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
 from codereval.errors import UserError
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from codereval.agreement import Agreement
 
 
@@ -103,6 +106,32 @@ def compare_command(
             raise SystemExit(1)
 
 
+class _Counted(Protocol):
+    """A model's agreement, pass/fail or compile: what the causes table reads."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def causes(self) -> dict[str, int]: ...
+
+
+def causes_table(results: Sequence[_Counted]) -> Table | None:
+    """Disagreements per cause, one column per model; None when nothing disagrees."""
+    from rich.table import Table
+
+    causes = sorted({c for r in results for c in r.causes})
+    if not causes:
+        return None
+    table = Table(title="Disagreements by cause", title_justify="left")
+    table.add_column("cause")
+    for r in results:
+        table.add_column(r.label, justify="right")
+    for cause in causes:
+        table.add_row(cause, *(str(r.causes.get(cause, 0)) for r in results))
+    return table
+
+
 def _java_pairs(pairs: tuple[Path, ...]) -> bool:
     """True when every official file is a Java one; UserError when Java and Python mix."""
     from codereval.agreement import is_java_results
@@ -144,14 +173,8 @@ def _print(results: list[Agreement], *, details: bool) -> None:
             notes.append(f"{r.not_in_run} official sample(s) not in {r.run}")
         if notes:
             click.echo(f"{r.label}: " + "; ".join(notes))
-    causes = sorted({c for r in results for c in r.causes})
-    if causes:
-        by_cause = Table(title="Disagreements by cause", title_justify="left")
-        by_cause.add_column("cause")
-        for r in results:
-            by_cause.add_column(r.label, justify="right")
-        for cause in causes:
-            by_cause.add_row(cause, *(str(r.causes.get(cause, 0)) for r in results))
+    by_cause = causes_table(results)
+    if by_cause is not None:
         console.print(by_cause)
     if details:
         for r in results:

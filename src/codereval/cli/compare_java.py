@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from codereval.agreement import CompileAgreement, compare_compile_paths
+from codereval.cli.compare_cmd import causes_table
 
 
 def compare_java(
@@ -49,14 +50,8 @@ def _print(results: list[CompileAgreement], *, details: bool) -> None:
             click.echo(f"{r.label}: {r.not_compiled_by_us} sample(s) not compared ({reasons})")
         if r.not_in_run:
             click.echo(f"{r.label}: {r.not_in_run} official sample(s) not in {r.run}")
-    causes = sorted({c for r in results for c in r.causes})
-    if causes:
-        by_cause = Table(title="Disagreements by cause", title_justify="left")
-        by_cause.add_column("cause")
-        for r in results:
-            by_cause.add_column(r.label, justify="right")
-        for cause in causes:
-            by_cause.add_row(cause, *(str(r.causes.get(cause, 0)) for r in results))
+    by_cause = causes_table(results)
+    if by_cause is not None:
         console.print(by_cause)
     if details:
         for r in results:

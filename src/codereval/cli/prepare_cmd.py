@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from codereval.errors import Interrupted, UserError
+
+if TYPE_CHECKING:
+    from codereval.prepare.codereval_python import PrepareReport
 
 FAMILIES = ("codereval-python", "codereval-java")
 
@@ -80,7 +84,6 @@ def prepare_command(
         raise UserError("--records is required for codereval-python",
                         hint="pass CoderEval4Python.json")
 
-    from codereval.prepare.checks import problems_table, summary_table
     from codereval.prepare.codereval_python import TestsSource, prepare_codereval_python
 
     given = [p for p in (test_map, image, repos_tree) if p is not None]
@@ -103,17 +106,7 @@ def prepare_command(
         )
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing was written", hint="run it again") from None
-    console = Console()
-    console.print(summary_table(report.checks))
-    problems = problems_table(report.checks)
-    if problems is not None:
-        console.print(problems)
-    for note in report.notes:
-        click.echo(f"note: {note}")
-    click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} ready, "
-               f"{report.tasks - report.ready} with problems (see {out / 'checks.jsonl'})")
-    click.echo(f"next: codereval evaluate --prepared {out} --samples SAMPLES --out RUN")
-    sys.stdout.flush()
+    _print_report(report, out=out, ready="ready")
 
 
 def _prepare_java(
@@ -123,7 +116,6 @@ def _prepare_java(
 ) -> None:
     from rich.console import Console
 
-    from codereval.prepare.checks import problems_table, summary_table
     from codereval.prepare.codereval_java import prepare_codereval_java
 
     if any(t is not None for t in tests):
@@ -141,6 +133,15 @@ def _prepare_java(
         )
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing was written", hint="run it again") from None
+    _print_report(report, out=out, ready="located")
+
+
+def _print_report(report: PrepareReport, *, out: Path, ready: str) -> None:
+    """The checks tables, the notes and what to run next; ``ready`` names the good state."""
+    from rich.console import Console
+
+    from codereval.prepare.checks import problems_table, summary_table
+
     console = Console()
     console.print(summary_table(report.checks))
     problems = problems_table(report.checks)
@@ -148,7 +149,7 @@ def _prepare_java(
         console.print(problems)
     for note in report.notes:
         click.echo(f"note: {note}")
-    click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} located, "
+    click.echo(f"prepared {report.tasks} tasks in {out}: {report.ready} {ready}, "
                f"{report.tasks - report.ready} with problems (see {out / 'checks.jsonl'})")
     click.echo(f"next: codereval evaluate --prepared {out} --samples SAMPLES --out RUN")
     sys.stdout.flush()

@@ -21,7 +21,6 @@ Built in a staging folder beside OUT and renamed at the end.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -40,6 +39,7 @@ from codereval.prepare.checks import TaskCheck, content_difference
 from codereval.prepare.codereval_python import PrepareReport
 from codereval.prepare.java_locate import Found, Method, index_methods, locate, methods_of
 from codereval.prepare.projects import Placed, place_project
+from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import project_folder
 from codereval.workspace import remove_tree
 
@@ -132,20 +132,15 @@ def prepare_codereval_java(
     progress: Callable[[str], None] | None = None,
 ) -> PrepareReport:
     say = progress or (lambda _message: None)
-    out = out.absolute()
-    if out.exists() and not force:
-        raise UserError(f"{out} exists", hint="choose a new --out, or --force to replace it")
-    if checkouts is not None and not checkouts.is_dir():
-        raise UserError(f"--checkouts folder not found: {checkouts}")
+    out = check_destination(out, force=force, checkouts=checkouts)
     rows = load_result_rows(results)
     entries: dict[str, PromptEntry] = {}
     for entry in load_prompt_file(prompts):
         entries.setdefault(entry.question_id, entry)
     given = _load_records(records) if records is not None else None
     projects = load_java_projects(manifest)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+
+    def build(staging: Path) -> PrepareReport:
         report = _prepare_into(staging, rows=rows, prompts=entries, given=given,
                                projects=projects, checkouts=checkouts, fetch=fetch, say=say)
         meta = {
@@ -163,12 +158,9 @@ def prepare_codereval_java(
             "notes": report.notes,
         }
         atomic_write_text(staging / "benchmark.json", json.dumps(meta, indent=2) + "\n")
-        if out.exists():
-            remove_tree(out)
-        staging.rename(out)
-    except BaseException:
-        remove_tree(staging)
-        raise
+        return report
+
+    report = build_in_staging(out, build)
     report.out = out
     return report
 

@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from codereval.prepare.layout import (
     standalone_test_path,
 )
 from codereval.prepare.projects import Placed, load_project_specs, place_project
+from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import STANDALONE, project_folder
 from codereval.workspace import remove_tree
 
@@ -132,29 +132,21 @@ def prepare_codereval_python(
     progress: Callable[[str], None] | None = None,
 ) -> PrepareReport:
     say = progress or (lambda _message: None)
-    out = out.absolute()
-    if out.exists() and not force:
-        raise UserError(f"{out} exists", hint="choose a new --out, or --force to replace it")
-    if checkouts is not None and not checkouts.is_dir():
-        raise UserError(f"--checkouts folder not found: {checkouts}")
+    out = check_destination(out, force=force, checkouts=checkouts)
     loaded = _load_records(records)
     specs = load_project_specs(manifest)
     test_map = load_test_map(tests.test_map) if tests.test_map is not None else None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+
+    def build(staging: Path) -> PrepareReport:
         report = _prepare_into(
             staging, loaded=loaded, specs=specs, tests=tests, test_map=test_map,
             checkouts=checkouts, fetch=fetch, say=say,
         )
         _write_benchmark_json(staging, records=records, tests=tests, manifest=manifest,
                               report=report)
-        if out.exists():
-            remove_tree(out)
-        staging.rename(out)
-    except BaseException:
-        remove_tree(staging)
-        raise
+        return report
+
+    report = build_in_staging(out, build)
     report.out = out
     return report
 
