@@ -200,3 +200,22 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) <= 2
     assert result.stderr.startswith("error: ")
+
+
+def test_java_and_python_result_files_are_not_mixed(
+    tmp_path: Path, official: Path, shared_data: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    run = _run(tmp_path / "run", {(TASK, 0): ("a", Verdict.PASSED, "")})
+    java = shared_data / "codereval" / "results" / "java" / "ChatGPT" / "Raw_Input.jsonl_out.jsonl"
+    result = run_cli("compare", run, official, run, java)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: give either Java or Python official result files")
+
+
+def test_recheck_refuses_a_gold_validation_run(tmp_path: Path, official: Path) -> None:
+    run = _run(tmp_path / "run", {(TASK, 0): ("a", Verdict.FAILED, "")})
+    write_run_json(run, {"benchmark": "codereval-python",
+                         "identity": {"mode": "reference x3"}})
+    with pytest.raises(Exception, match="is a gold-validation run"):
+        compare_paths(run, official, recheck_times=2)

@@ -101,3 +101,15 @@ def test_the_report_holds_ten_models(shared_data: Path, tmp_path: Path, run_cli)
     tables += html.count("<table class=\"verdicts") + html.count("<table class=\"task-index")
     assert html.count('<div class="scroll"><table') == tables
     assert html.count("<td class=\"name\">model-01 − ") == 9  # 45 pairs
+
+
+def test_a_missing_input_is_one_line_and_writes_no_report(
+    tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    out = tmp_path / "report.html"
+    result = run_cli("report", tmp_path / "nothing.jsonl", "-o", out)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: not found:")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not out.exists()
