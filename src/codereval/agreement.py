@@ -361,6 +361,7 @@ NOT_COMPILED = "compile_error"
 # Which side said "compile error" in a disagreement.
 OURS_ERROR = "ours"  # we could not compile it, the original did
 OFFICIAL_ERROR_SIDE = "official"  # the original could not, we did
+NEVER_COMPILED = "never-compiled"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -370,6 +371,9 @@ class CompileCauseRule:
     ``patterns`` are substrings of our outcome (detail, stderr); ``code`` are regular
     expressions searched in the sample's code; ``side`` says which disagreements the rule
     explains (``ours``: we say compile error, ``official``: the original did, ``any``).
+    ``official_verdicts`` (verdicts of the official row, e.g. ``failed``: no error message) and
+    ``official_task`` (``never-compiled``: every official sample of the task, in every result
+    file compared, is a compile error) match on what the official rows say instead.
     """
 
     name: str
@@ -378,9 +382,21 @@ class CompileCauseRule:
     side: str
     patterns: tuple[str, ...] = ()
     code: tuple[str, ...] = ()
+    official_verdicts: tuple[str, ...] = ()
+    official_task: str = ""
 
-    def matches(self, outcome: Outcome, code: str, side: str) -> str | None:
+    def matches(self, outcome: Outcome, code: str, side: str, *,
+                official: Outcome | None = None, task_never_compiled: bool = False) -> str | None:
         if self.side not in ("any", side):
+            return None
+        if self.official_verdicts:
+            if official is not None and official.verdict.value in self.official_verdicts:
+                message = official.detail or "no error message"
+                return f"official: {official.verdict.value} ({message})"
+            return None
+        if self.official_task:
+            if task_never_compiled:
+                return "official: every sample of this task is a compile error, in every file"
             return None
         for text in (outcome.detail, outcome.stderr_tail):
             for pattern in self.patterns:
@@ -413,11 +429,22 @@ def load_compile_causes(path: Path | None = None) -> list[CompileCauseRule]:
             except re.error as exc:
                 raise UserError(f"cause {entry.get('name')!r}: bad code pattern ({exc})") \
                     from None
+        verdicts = tuple(str(v) for v in entry.get("official_verdicts", []))
+        unknown = [v for v in verdicts if v not in {x.value for x in Verdict}]
+        if unknown:
+            raise UserError(f"{JAVA_CAUSES_FILE}: cause {entry.get('name')!r}: unknown "
+                            f"official verdict {unknown[0]!r}",
+                            hint="use verdict names such as failed, compile_error")
+        task_rule = str(entry.get("official_task", ""))
+        if task_rule not in ("", NEVER_COMPILED):
+            raise UserError(f"{JAVA_CAUSES_FILE}: cause {entry.get('name')!r}: official_task "
+                            f"{task_rule!r}", hint=f"the only one is {NEVER_COMPILED!r}")
         rules.append(CompileCauseRule(
             name=str(entry["name"]), label=str(entry.get("label", entry["name"])),
             explains=str(entry.get("explains", "")), side=side,
             patterns=tuple(str(p) for p in entry.get("patterns", [])),
             code=tuple(str(c) for c in entry.get("code", [])),
+            official_verdicts=verdicts, official_task=task_rule,
         ))
     return rules
 
@@ -455,6 +482,10 @@ class CompileAgreement(Model):
     ours_only: int  # we say compile error, the original compiled
     official_only: int  # the original said compile error, we compiled
     agreement: float
+    # Samples of tasks whose reference does not compile in place (with --gold), not compared.
+    excluded: int = 0
+    excluded_tasks: list[str] = []
+    agreement_with_broken: float = 0.0
     not_in_run: int
     not_compiled_by_us: int  # our outcome says nothing about compiling (environment, ...)
     not_compiled_reasons: dict[str, int]
@@ -468,13 +499,23 @@ def compare_compile(
     *,
     label: str,
     causes: Sequence[CompileCauseRule] | None = None,
+    never_compiled: frozenset[str] | None = None,
+    broken: frozenset[str] = frozenset(),
 ) -> CompileAgreement:
-    """Pair a Java run's outcomes with an official file's ``errormessage == "compile error"``."""
+    """Pair a Java run's outcomes with an official file's ``errormessage == "compile error"``.
+
+    ``never_compiled``: tasks with no official sample compiled in any result file compared
+    (default: in this one; see ``official_never_compiled``). ``broken``: tasks whose reference
+    does not compile in place (gold validation), left out of ``agreement`` and counted in
+    ``agreement_with_broken``.
+    """
     rules = list(causes) if causes is not None else load_compile_causes()
     _same_samples(run, official)
+    if never_compiled is None:
+        never_compiled = official_never_compiled([official])
     codes = {(s.task_id, s.index): s.code or "" for s in official.samples}
-    theirs = {(o.task_id, o.sample_index): o.verdict is Verdict.COMPILE_ERROR
-              for o in official.outcomes}
+    official_rows = {(o.task_id, o.sample_index): o for o in official.outcomes}
+    theirs = {key: o.verdict is Verdict.COMPILE_ERROR for key, o in official_rows.items()}
     outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
     counts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
@@ -489,8 +530,12 @@ def compare_compile(
             counts["not_compiled"] += 1
             reasons[_reason(outcome)] += 1
             continue
-        counts["compared"] += 1
         error_here = state == NOT_COMPILED
+        if key[0] in broken:
+            counts["excluded"] += 1
+            counts["excluded_agree"] += error_here == error_there
+            continue
+        counts["compared"] += 1
         if error_here == error_there:
             counts["both_error" if error_here else "both_compiled"] += 1
             continue
@@ -498,7 +543,9 @@ def compare_compile(
         counts["ours_only" if error_here else "official_only"] += 1
         rule, evidence = COMPILE_UNEXPLAINED, _excerpt(outcome.detail, 0)
         for candidate in rules:
-            found = candidate.matches(outcome, codes.get(key, ""), side)
+            found = candidate.matches(outcome, codes.get(key, ""), side,
+                                      official=official_rows[key],
+                                      task_never_compiled=key[0] in never_compiled)
             if found is not None:
                 rule, evidence = candidate, found
                 break
@@ -512,11 +559,30 @@ def compare_compile(
         both_compiled=counts["both_compiled"], both_error=counts["both_error"],
         ours_only=counts["ours_only"], official_only=counts["official_only"],
         agreement=_percent(counts["both_compiled"] + counts["both_error"], compared),
+        excluded=counts["excluded"],
+        excluded_tasks=sorted({t for t, _ in theirs if t in broken}),
+        agreement_with_broken=_percent(
+            counts["both_compiled"] + counts["both_error"] + counts["excluded_agree"],
+            compared + counts["excluded"]),
         not_in_run=counts["not_in_run"], not_compiled_by_us=counts["not_compiled"],
         not_compiled_reasons=dict(reasons.most_common()),
         causes=dict(Counter(d.cause for d in disagreements).most_common()),
         disagreements=disagreements,
     )
+
+
+def official_never_compiled(files: Sequence[OfficialResults]) -> frozenset[str]:
+    """Tasks whose every official sample, in every file, is a compile error.
+
+    With several models' files this is strong evidence that the platform could not compile the
+    task at all (its file or classpath there differed), whatever the sample.
+    """
+    seen: dict[str, bool] = {}
+    for results in files:
+        for outcome in results.outcomes:
+            seen[outcome.task_id] = seen.get(outcome.task_id, True) and \
+                outcome.verdict is Verdict.COMPILE_ERROR
+    return frozenset(task for task, always in seen.items() if always)
 
 
 def _reason(outcome: Outcome) -> str:
@@ -541,24 +607,39 @@ def _same_samples(run: Run, official: OfficialResults) -> None:
 
 
 def compare_compile_paths(
-    run_dir: Path, official_path: Path, *, label: str | None = None
-) -> CompileAgreement:
-    """``compare_compile`` from paths: a Java run directory and an official ``*_out.jsonl``."""
-    run = load_run(run_dir)
-    if not official_path.is_file():
-        raise UserError(f"official result file not found: {official_path}",
-                        hint="pass an official Raw_Input.jsonl_out.jsonl")
-    official = load_official_results(official_path)
-    if official.language is not Language.JAVA:
-        raise UserError(f"{official_path} is not a Java result file",
-                        hint="compile agreement is for CoderEval-Java runs")
-    if not run.outcomes:
-        raise UserError(f"{run_dir} holds no outcomes yet",
-                        hint="run `codereval evaluate --samples OFFICIAL --out RUN` first")
-    if label is None:
-        parent = official_path.parent.name
-        label = parent if official_path.name.startswith("Raw_Input") and parent else run_dir.name
-    return compare_compile(run, official, label=label)
+    pairs: Sequence[tuple[Path, Path]], *, gold_path: Path | None = None,
+    labels: Sequence[str] | None = None,
+) -> list[CompileAgreement]:
+    """``compare_compile`` for each (Java run directory, official ``*_out.jsonl``) pair.
+
+    The tasks the official platform never compiled are judged over all the files given (one
+    model's ten compile errors may be a hard task; every model's thirty are not).
+    """
+    loaded: list[tuple[Run, OfficialResults, str]] = []
+    for index, (run_dir, official_path) in enumerate(pairs):
+        run = load_run(run_dir)
+        if not official_path.is_file():
+            raise UserError(f"official result file not found: {official_path}",
+                            hint="pass an official Raw_Input.jsonl_out.jsonl")
+        official = load_official_results(official_path)
+        if official.language is not Language.JAVA:
+            raise UserError(f"{official_path} is not a Java result file",
+                            hint="compile agreement is for CoderEval-Java runs")
+        if not run.outcomes:
+            raise UserError(f"{run_dir} holds no outcomes yet",
+                            hint="run `codereval evaluate --samples OFFICIAL --out RUN` first")
+        if labels is not None:
+            label = labels[index]
+        else:
+            parent = official_path.parent.name
+            label = parent if official_path.name.startswith("Raw_Input") and parent \
+                else run_dir.name
+        loaded.append((run, official, label))
+    never = official_never_compiled([official for _, official, _ in loaded])
+    broken = frozenset(task for task, status in load_gold(gold_path).items()
+                       if status == "broken") if gold_path is not None else frozenset()
+    return [compare_compile(run, official, label=label, never_compiled=never, broken=broken)
+            for run, official, label in loaded]
 
 
 def is_java_results(path: Path) -> bool:

@@ -4,7 +4,9 @@
 bodies: for Python ``pass`` and ``return None`` (signature and decorators kept), for Java a return
 of the type's default value. A task is
 ``broken`` when its reference does not pass, ``flaky`` when the verdict changes between repeats,
-``weak`` when a trivial body passes (CoderEval issue #12), else ``ok``.
+``weak`` when a trivial body passes (CoderEval issue #12), else ``ok``. A task without a test
+(CoderEval-Java: the official tests were never published) is ``untested`` when its reference
+compiles in place every time, and ``broken`` when it does not.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from rich.table import Table
 from codereval.errors import UserError
 from codereval.jsonl import atomic_write_jsonl
 from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict
+from codereval.runners.java import compiled_untested
 
 REFERENCE_VARIANT = "gold:reference"
 # Probe name -> the statement that replaces the body (Python); Java gets "default-return".
@@ -36,6 +39,8 @@ class GoldStatus(StrEnum):
     BROKEN = "broken"
     FLAKY = "flaky"
     WEAK = "weak"
+    # The reference compiles in place; there is no test to run it against.
+    UNTESTED = "untested"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,6 +231,10 @@ def _classify_task(
             detail=f"reference verdicts over {len(runs)} runs: {seen}",
         )
     first = runs[0]
+    if all(compiled_untested(o) for o in runs):
+        return GoldRow(task_id=task.task_id, status=GoldStatus.UNTESTED,
+                       detail=f"the reference compiles in place ({len(runs)}/{len(runs)}); "
+                              "no test to run")
     if first.verdict is not Verdict.PASSED:
         last_err = first.stderr_tail.strip().splitlines()[-1:]
         reason = first.detail or (last_err[0] if last_err else "")
@@ -255,13 +264,17 @@ def write_gold(path: Path, rows: Sequence[GoldRow]) -> Path:
 
 def gold_summary(rows: Sequence[GoldRow]) -> str:
     counts = Counter(row.status.value for row in rows)
-    parts = [f"{counts.get(s.value, 0)} {s.value}" for s in GoldStatus]
+    parts = [f"{counts.get(s.value, 0)} {s.value}" for s in GoldStatus
+             if s is not GoldStatus.UNTESTED or counts.get(s.value)]
     return "gold validation: " + ", ".join(parts)
 
 
 def gold_table(rows: Sequence[GoldRow]) -> Table | None:
-    """The flagged tasks, one per row; None when nothing is flagged."""
-    if all(row.status is GoldStatus.OK for row in rows):
+    """The flagged tasks, one per row; None when nothing is flagged.
+
+    Untested tasks are counted in the summary, not listed: on CoderEval-Java they are nearly all.
+    """
+    if all(row.status in (GoldStatus.OK, GoldStatus.UNTESTED) for row in rows):
         return None
     table = Table(title="flagged tasks")
     table.add_column("task")
@@ -269,7 +282,7 @@ def gold_table(rows: Sequence[GoldRow]) -> Table | None:
     table.add_column("detail", overflow="fold")
     style = {GoldStatus.BROKEN: "red", GoldStatus.FLAKY: "yellow", GoldStatus.WEAK: "magenta"}
     for row in rows:
-        if row.status is GoldStatus.OK:
+        if row.status in (GoldStatus.OK, GoldStatus.UNTESTED):
             continue
         table.add_row(row.task_id, f"[{style[row.status]}]{row.status.value}[/]", row.detail)
     return table

@@ -84,7 +84,8 @@ def compare_command(
         # compile stage's (ours: compile_error or compiled; theirs: "compile error").
         from codereval.cli.compare_java import compare_java
 
-        compare_java(pairs, details=details, min_agreement=min_agreement, as_json=as_json)
+        compare_java(pairs, gold_path=gold_path, details=details, min_agreement=min_agreement,
+                     as_json=as_json)
         return
     results = [
         compare_paths(pairs[i], pairs[i + 1], gold_path=gold_path, recheck_times=recheck,

@@ -11,11 +11,13 @@ from codereval.cli.compare_cmd import causes_table
 
 
 def compare_java(
-    pairs: tuple[Path, ...], *, details: bool, min_agreement: float | None, as_json: bool
+    pairs: tuple[Path, ...], *, gold_path: Path | None, details: bool,
+    min_agreement: float | None, as_json: bool,
 ) -> None:
     from codereval.scoring import dump_json
 
-    results = [compare_compile_paths(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+    results = compare_compile_paths(
+        [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)], gold_path=gold_path)
     if as_json:
         click.echo(dump_json([r.model_dump(mode="json") for r in results]))
     else:
@@ -45,6 +47,10 @@ def _print(results: list[CompileAgreement], *, details: bool) -> None:
                       str(r.both_error), str(r.ours_only), str(r.official_only))
     console.print(table)
     for r in results:
+        if r.excluded:
+            click.echo(f"{r.label}: {r.excluded} sample(s) of {len(r.excluded_tasks)} task(s) "
+                       f"whose reference does not compile here left out; with them "
+                       f"{r.agreement_with_broken:.2f}%")
         if r.not_compiled_by_us:
             reasons = "; ".join(f"{n} {why}" for why, n in r.not_compiled_reasons.items())
             click.echo(f"{r.label}: {r.not_compiled_by_us} sample(s) not compared ({reasons})")

@@ -52,6 +52,13 @@ class ProjectSpec:
     # they need (-am); their classes and classpath make the environment. Extra Maven arguments.
     maven_modules: tuple[str, ...] = ()
     maven_args: tuple[str, ...] = ()
+    # Java, a folder of independent programs (LeetCode solutions: several `class Solution`):
+    # nothing is compiled ahead; a sample compiles its own file, the classes it names found
+    # through -sourcepath.
+    compile_per_file: bool = False
+    # Git submodules (paths) the build needs: placed from the checkout's own submodule clones,
+    # or cloned with the project under --fetch. Part of the source, so not of the recipe.
+    submodules: tuple[str, ...] = field(default=(), compare=False)
     # Where the manifest that named this project lives (relative sources resolve from here).
     base_dir: Path = field(default=Path("."), compare=False)
 
@@ -78,6 +85,7 @@ class ProjectSpec:
             **({"java_release": self.java_release} if self.java_release else {}),
             **({"maven_modules": list(self.maven_modules)} if self.maven_modules else {}),
             **({"maven_args": list(self.maven_args)} if self.maven_args else {}),
+            **({"compile_per_file": True} if self.compile_per_file else {}),
         }
 
     def key(self, *, source_hash: str, harness_version: str) -> str:
@@ -170,11 +178,19 @@ def _install_env(value: object) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _flag(path: Path, name: str, entry: dict[str, Any], key: str) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise UserError(f"{path}: project {name!r}: {key} must be true or false, got {value!r}")
+    return value
+
+
 def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
-    record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args.
+    record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args,
+    compile_per_file, submodules.
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -190,7 +206,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
         "record_root", "install_env", "source_roots", "jars", "java_release", "maven_modules",
-        "maven_args",
+        "maven_args", "compile_per_file", "submodules",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -226,6 +242,9 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
             install_env = _install_env(entry.get("install_env", {}))
         except ValueError as exc:
             raise UserError(f"{path}: project {name!r}: bad install_env ({exc})") from None
+        if entry.get("compile_per_file") and entry.get("maven_modules"):
+            raise UserError(f"{path}: project {name!r}: compile_per_file is for plain source "
+                            "folders, not maven_modules", hint="drop one of the two")
         specs.append(
             ProjectSpec(
                 name=name,
@@ -243,6 +262,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 java_release=str(entry.get("java_release", "")),
                 maven_modules=tuple(str(m) for m in entry.get("maven_modules", ())),
                 maven_args=tuple(str(a) for a in entry.get("maven_args", ())),
+                compile_per_file=_flag(path, name, entry, "compile_per_file"),
+                submodules=tuple(str(m).strip("/") for m in entry.get("submodules", ())),
                 base_dir=path.parent.resolve(),
             )
         )

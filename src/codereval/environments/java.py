@@ -47,6 +47,9 @@ MAVEN_MAIN_ROOTS = ("src/main/java",)
 MAVEN_TEST_ROOTS = ("src/test/java",)
 RESOURCE_ROOTS = ("src/main/resources", "src/test/resources")
 MAVEN_TIMEOUT = 900.0
+# Part of every Java environment's key: bump it when what a build produces changes (2: Maven
+# module environments record their annotation processors).
+ENV_FORMAT = "java-env/2"
 JAVAC_TIMEOUT = 900.0
 
 
@@ -69,11 +72,18 @@ class JavaEnvInfo:
     processors: bool
     # The javac --release samples compile with ("" for the JDK's own).
     java_release: str = ""
+    # Nothing compiled ahead (a folder of independent programs): a sample's file finds the
+    # classes it names in the main roots' sources.
+    compile_per_file: bool = False
 
     def compile_options(self) -> list[str]:
         """javac options for a sample: as the project was compiled."""
         options = ["-proc:none", "-g"] if not self.processors else ["-g"]
-        return [*options, "--release", self.java_release] if self.java_release else options
+        if self.java_release:
+            options += ["--release", self.java_release]
+        if self.compile_per_file:
+            options += ["-sourcepath", os.pathsep.join(str(r) for r in self.main_roots)]
+        return options
 
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *self.dependencies]
@@ -148,7 +158,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                 )
             source = local if local is not None else fetched
             key = spec.key(source_hash=source_hash(source),
-                           harness_version=f"{HARNESS_VERSION}|{jdk.version}")
+                           harness_version=f"{HARNESS_VERSION}|{jdk.version}|{ENV_FORMAT}")
             target = envs / f"{spec.slug}-{key}"
             with (envs / f".{spec.slug}-{key}.lock").open("w") as lock:
                 # Two processes building the same environment: the second waits and reuses it.
@@ -203,7 +213,9 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                 spec, project, staging=staging, log=log)
             classes.mkdir()
             test_classes.mkdir()
-            processors = False
+            # As Maven's compiler plugin does by default: the processors on the classpath run
+            # (Lombok writes the `log` fields and setters the project's code calls).
+            processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
         else:
             main_roots, test_roots = _source_roots(spec, project, maven=maven)
             if not main_roots:
@@ -218,11 +230,18 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
             processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
             release = ["--release", spec.java_release] if spec.java_release else []
-            _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
-                   log=log, step="compiling the project", options=release)
-            _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
-                   processors=processors, log=log, step="compiling the project's tests",
-                   options=release)
+            if spec.compile_per_file:
+                classes.mkdir()
+                test_classes.mkdir()
+                with log.open("a", encoding="utf-8") as handle:
+                    handle.write("compile_per_file: nothing compiled ahead; each sample "
+                                 "compiles its own file\n")
+            else:
+                _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
+                       log=log, step="compiling the project", options=release)
+                _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
+                       processors=processors, log=log, step="compiling the project's tests",
+                       options=release)
         info = {
             "name": spec.name,
             "project_root": str(project.relative_to(staging)),
@@ -234,6 +253,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "jdk": find_jdk().version,
             "java_release": spec.java_release,
             "maven_modules": list(spec.maven_modules),
+            "compile_per_file": spec.compile_per_file,
             "build_seconds": round(time.monotonic() - started, 2),
         }
         (staging / "env.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -270,6 +290,7 @@ def load_env_info(path: Path) -> JavaEnvInfo:
         dependencies=tuple(here(d) for d in data["dependencies"]),
         processors=bool(data.get("processors", False)),
         java_release=str(data.get("java_release", "") or ""),
+        compile_per_file=bool(data.get("compile_per_file", False)),
     )
 
 

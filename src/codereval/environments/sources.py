@@ -46,7 +46,8 @@ def fetch_source(
     # A commit names a git revision whatever the address looks like (a repository path,
     # file://, https://host/owner/repo): never ignore it silently.
     if is_git(source) or (spec.commit and not is_archive(source)):
-        _git_checkout(source.removeprefix("git+"), spec.commit, staging)
+        _git_checkout(source.removeprefix("git+"), spec.commit, staging,
+                      submodules=spec.submodules)
     elif is_archive(source):
         archive = _download(source, downloads) if "://" in source else Path(source)
         if not archive.is_file():
@@ -92,7 +93,7 @@ def _single_top(path: Path) -> Path:
     return path
 
 
-def _git_checkout(url: str, commit: str, dest: Path) -> None:
+def _git_checkout(url: str, commit: str, dest: Path, *, submodules: tuple[str, ...] = ()) -> None:
     if shutil.which("git") is None:
         raise ToolchainMissing("git is not installed", hint="apt-get install git")
     # --no-hardlinks: a local clone would share object files with the user's repository, and
@@ -102,6 +103,10 @@ def _git_checkout(url: str, commit: str, dest: Path) -> None:
     if commit:
         _checked_run(["git", "-C", str(dest), "checkout", "--quiet", commit],
                      what=f"git checkout {commit}")
+    if submodules:
+        # Only the ones the build needs: a project's UI or test submodules can be large.
+        _checked_run(["git", "-C", str(dest), "submodule", "update", "--init", "--quiet", "--",
+                      *submodules], what=f"git submodule update {' '.join(submodules)}")
 
 
 def _checked_run(argv: list[str], *, what: str) -> None:

@@ -329,9 +329,9 @@ def _write_manifest(path: Path, *, placed: dict[str, Placed],
             "language": "java", "source": f"repos/{project_folder(name)}",
             "java_release": spec.java_release, "maven_modules": list(spec.maven_modules),
             "maven_args": list(spec.maven_args), "source_roots": list(spec.source_roots),
-            "jars": list(spec.jars),
+            "jars": list(spec.jars), "compile_per_file": spec.compile_per_file,
         }
         lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()
-                  if value not in ("", [])]
+                  if value not in ("", [], False)]
         lines.append("")
     atomic_write_text(path, "\n".join(lines))

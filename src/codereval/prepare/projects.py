@@ -69,7 +69,8 @@ def place_project(
     local = checkouts / project_folder(project) if checkouts is not None else None
     if local is not None and local.is_dir():
         if _is_git_checkout(local) and commit:
-            return _clone_at(local, commit=commit, dest=dest, project=project)
+            return _clone_at(local, commit=commit, dest=dest, project=project,
+                             submodules=spec.submodules if spec is not None else ())
         _copy_tree(local, dest)
         return Placed(project=project, origin="checkout (unverified)",
                       note="not a git checkout: taken as is, its commit not checked")
@@ -86,8 +87,14 @@ def place_project(
     return Placed(project=project, origin="fetched", commit=commit)
 
 
-def _clone_at(repo: Path, *, commit: str, dest: Path, project: str) -> Placed:
-    """A clone of ``repo`` with ``commit`` checked out (its .git left out of the tree)."""
+def _clone_at(
+    repo: Path, *, commit: str, dest: Path, project: str, submodules: tuple[str, ...] = ()
+) -> Placed:
+    """A clone of ``repo`` with ``commit`` checked out (its .git left out of the tree).
+
+    Each of ``submodules`` comes from the checkout's own clone of it (``git submodule update``
+    made one), at the commit ``commit`` records for it; git never clones them into a clone.
+    """
     # Absolute: git runs in another directory, and a relative --out must not land there.
     staging = dest.resolve().with_name(dest.name + ".clone")
     remove_tree(staging)
@@ -100,6 +107,11 @@ def _clone_at(repo: Path, *, commit: str, dest: Path, project: str) -> Placed:
         why = (done.stderr or done.stdout).strip().splitlines()
         return Placed(project=project, origin="missing",
                       note=f"{repo}: cannot check out {commit[:12]}: {why[-1] if why else '?'}")
+    for path in submodules:
+        missing = _place_submodule(repo, staging, path=path, commit=commit)
+        if missing:
+            remove_tree(staging)
+            return Placed(project=project, origin="missing", note=missing)
     remove_tree(staging / ".git")
     if dest.exists():
         # The official tree had only this project's test files: keep them over the checkout.
@@ -107,6 +119,29 @@ def _clone_at(repo: Path, *, commit: str, dest: Path, project: str) -> Placed:
         remove_tree(dest)
     staging.rename(dest)
     return Placed(project=project, origin="checkout", commit=commit)
+
+
+def _place_submodule(repo: Path, clone: Path, *, path: str, commit: str) -> str:
+    """Check out submodule ``path`` of ``clone`` from ``repo``'s; a one-line reason if not."""
+    listed = _git(["ls-tree", commit, "--", path], cwd=clone)
+    fields = listed.stdout.split()
+    if listed.returncode != 0 or len(fields) < 3 or fields[1] != "commit":
+        return f"{path} is not a submodule at {commit[:12]} (fix submodules in the manifest)"
+    wanted = fields[2]
+    inner = repo / path
+    hint = f"run `git submodule update --init {path}` in {repo}"
+    if not _is_git_checkout(inner):
+        return f"submodule {path} is not checked out in {repo}: {hint}"
+    target = clone / path
+    remove_tree(target)
+    done = _git(["clone", "--quiet", "--no-hardlinks", "--no-checkout", str(inner.resolve()),
+                 str(target.resolve())], cwd=clone)
+    if done.returncode == 0:
+        done = _git(["checkout", "--quiet", wanted], cwd=target)
+    if done.returncode != 0:
+        return f"submodule {path}: {inner} lacks {wanted[:12]}: {hint}"
+    remove_tree(target / ".git")
+    return ""
 
 
 def _copy_tree(source: Path, dest: Path) -> None:

@@ -55,6 +55,12 @@ NO_TEST = ("compiled; no official test available (no <Class>_<method> test in th
            "test roots or --tests-dir)")
 
 
+def compiled_untested(outcome: Outcome) -> bool:
+    """Did this outcome compile and stop there because the task has no test (``NO_TEST``)?"""
+    return (outcome.verdict is Verdict.INFRA_ERROR and outcome.stage is Stage.COMPILE
+            and outcome.detail.startswith(NO_TEST))
+
+
 @dataclass(frozen=True, kw_only=True)
 class TestSource:
     """The test class to compile with the sample and run."""
