@@ -450,3 +450,21 @@ def test_a_maven_projects_annotation_processors_run_when_a_sample_compiles(
     assert outcomes[0]["detail"].startswith(NO_TEST), outcomes[0]
     assert outcomes[1]["verdict"] == "compile_error", outcomes[1]
     assert "no method may be called forbidden" in outcomes[1]["detail"]
+
+
+def test_the_java_manifest_keeps_the_published_pins_but_where_evidence_says_otherwise(
+    shared_data: Path,
+) -> None:
+    """Every Java repository at its published commit, except jjwt: the platform's copy had no
+    `Strings.EMPTY` (a sample using it did not compile there), which the published pin has."""
+    from codereval.prepare.codereval_java import shipped_manifest
+
+    published = {p["git"]: p["commit"] for p in
+                 json.loads((shared_data / "codereval" / "projects_public.json").read_text())
+                 if p["language"] == "java"}
+    specs = load_manifest(shipped_manifest())
+    assert {spec.source for spec in specs} == set(published)
+    moved = {spec.name: spec.commit for spec in specs if spec.commit != published[spec.source]}
+    assert moved == {"jwtk/jjwt": "a95b699baec9780b5186539f9f2eb00e5f1a8625"}
+    text = shipped_manifest().read_text()
+    assert "Strings.EMPTY" in text and published["https://github.com/jwtk/jjwt.git"][:8] in text

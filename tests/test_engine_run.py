@@ -34,7 +34,7 @@ BENCH = Benchmark(name="unit", tasks=[ADD, NEG])
 def options(**changes: object) -> EvalOptions:
     base: dict[str, object] = {
         "jobs": 1,
-        "timeout": 1.5,
+        "timeout": 4.0,  # generous: a loaded 2-core machine can take seconds to start Python
         "memory_mb": 512,
         "sandbox": "none",
         "progress": False,
@@ -81,7 +81,7 @@ def test_run_directory_holds_tasks_samples_outcomes_and_provenance(tmp_path: Pat
     assert meta["harness_version"] == HARNESS_VERSION
     assert meta["sandbox"] == {"requested": "none", "isolation": "none"}
     assert meta["benchmark"]["name"] == "unit" and meta["benchmark"]["version"] == BENCH.version
-    assert meta["options"]["timeout"] == 1.5 and meta["python"]
+    assert meta["options"]["timeout"] == 4.0 and meta["python"]
     loaded = load_run(run_dir)
     assert [t.task_id for t in loaded.tasks] == ["add", "neg"]
     assert loaded.samples == samples

@@ -514,6 +514,7 @@ def compare_compile(
     if never_compiled is None:
         never_compiled = official_never_compiled([official])
     codes = {(s.task_id, s.index): s.code or "" for s in official.samples}
+    excluded_tasks: set[str] = set()
     official_rows = {(o.task_id, o.sample_index): o for o in official.outcomes}
     theirs = {key: o.verdict is Verdict.COMPILE_ERROR for key, o in official_rows.items()}
     outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
@@ -532,6 +533,7 @@ def compare_compile(
             continue
         error_here = state == NOT_COMPILED
         if key[0] in broken:
+            excluded_tasks.add(key[0])
             counts["excluded"] += 1
             counts["excluded_agree"] += error_here == error_there
             continue
@@ -560,7 +562,7 @@ def compare_compile(
         ours_only=counts["ours_only"], official_only=counts["official_only"],
         agreement=_percent(counts["both_compiled"] + counts["both_error"], compared),
         excluded=counts["excluded"],
-        excluded_tasks=sorted({t for t, _ in theirs if t in broken}),
+        excluded_tasks=sorted(excluded_tasks),
         agreement_with_broken=_percent(
             counts["both_compiled"] + counts["both_error"] + counts["excluded_agree"],
             compared + counts["excluded"]),
