@@ -144,6 +144,9 @@ def _wait_for_outcomes(out_dir: Path, count: int, proc: subprocess.Popen[str]) -
         time.sleep(0.05)
 
 
+SLOW_COUNT = 30
+
+
 def _slow_samples(count: int) -> list[Sample]:
     code = "import time\ntime.sleep(0.3)\ndef add(a, b):\n    return a + b\n"
     return [Sample(task_id="add", index=i, code=code) for i in range(count)]
@@ -154,7 +157,8 @@ def _slow_samples(count: int) -> list[Sample]:
 def test_an_interrupted_run_resumes_without_running_a_finished_sample_again(
     tmp_path: Path, how: str
 ) -> None:
-    samples = _slow_samples(12)
+    # Enough work that the run is still going when the interruption lands, on a loaded machine.
+    samples = _slow_samples(SLOW_COUNT)
     out_dir = tmp_path / "run"
     args = [*inputs(tmp_path, samples), "--sandbox", "none", "--jobs", "2", "--out", str(out_dir)]
     log = tmp_path / "runs.log"
@@ -174,7 +178,7 @@ def test_an_interrupted_run_resumes_without_running_a_finished_sample_again(
     finished_before = _stored(out_dir)
     with sqlite3.connect(out_dir / "results.sqlite") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert 3 <= len(finished_before) < 12
+    assert 3 <= len(finished_before) < SLOW_COUNT
     runs_before = len(read_log(log))
 
     resumed = _start(args, log)
@@ -184,9 +188,9 @@ def test_an_interrupted_run_resumes_without_running_a_finished_sample_again(
     after = read_log(log)[runs_before:]
     # No finished sample ran again, every other one ran, and the result is complete.
     assert not finished_before & set(after)
-    assert set(after) == {f"add#{i}" for i in range(12)} - finished_before
+    assert set(after) == {f"add#{i}" for i in range(SLOW_COUNT)} - finished_before
     outcomes = (out_dir / "outcomes.jsonl").read_text().splitlines()
-    assert len(outcomes) == 12
+    assert len(outcomes) == SLOW_COUNT
     assert all(json.loads(line)["verdict"] == "passed" for line in outcomes)
     assert json.loads((out_dir / "run.json").read_text())["status"] == "finished"
     # Whatever scratch the interrupted process left behind is gone.
