@@ -283,6 +283,7 @@ class WarmWorker:
         child.close()
         self._sock = host
         config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  "environ": dict(key.env),
                   # Third-party modules are a project's; a bare interpreter gets the stdlib.
                   "preload": "none" if trusted is not None or not key.project_dirs
                   else preload.config(),

@@ -34,6 +34,7 @@ import sys
 MAX_PACKET = 4 << 20
 # Filled by main(): the module search path a fresh interpreter of these flags starts with.
 BASE_PATH = []  # type: list[str]
+STARTUP_ENV = {}  # type: dict[str, str]
 WIPED = ("/tmp", "/run", "/dev/shm")
 SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 # What Python itself ignores at startup (writes then fail with EPIPE / EFBIG instead).
@@ -61,11 +62,16 @@ def _receive(sock):
     return json.loads(data.decode("utf-8")), list(fds)
 
 
+_PRCTL = []  # type: list
+
+
 def _prctl_dumpable(value):
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(4, value, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+    if not _PRCTL:
+        # Looked up once in the server: every child needs it and a lookup costs milliseconds.
+        _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+    if _PRCTL[0](4, value, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
@@ -314,7 +320,8 @@ def _child(request, fds, error_fd):
     except OSError as exc:
         os.write(error_fd, ("cgroup: cannot join the sample's cgroup (%s)" % exc).encode())
         os._exit(125)
-    os.setsid()
+    # No setsid: like the fresh path's command, the sample stays in init's session and group
+    # (init is immune to its signals; what it starts is found through its cgroup and killed).
     for target, fd in enumerate(stdio):
         os.dup2(fd, target)
     _close_other_fds({error_fd})
@@ -329,11 +336,15 @@ def _child(request, fds, error_fd):
         os.write(error_fd, ("setup: %s" % exc).encode())
         os._exit(126)
     os.environ.clear()
+    # What the interpreter added to its environment at startup (PEP 538's LC_CTYPE) first.
+    os.environ.update(STARTUP_ENV if python else {})
     os.environ.update(request["env"])
+    # bubblewrap gives every command PWD, the directory it starts in.
+    os.environ["PWD"] = request["cwd"]
     if not python:
         argv = request["argv"]
         try:
-            os.execvpe(argv[0], argv, request["env"])
+            os.execvpe(argv[0], argv, dict(os.environ))
         except OSError as exc:
             os.write(error_fd, ("execvp %s: %s" % (argv[0], exc.strerror)).encode())
             os._exit(127)
@@ -354,11 +365,8 @@ def _fresh_state(request):
                      if extra]
     if not request.get("isolated"):
         path.insert(0, os.path.dirname(os.path.abspath(script)) if script else "")
+    # The finders cached for the shared entries stay: they notice changes by directory mtime.
     sys.path[:] = path
-    sys.path_importer_cache.clear()
-    import importlib
-
-    importlib.invalidate_caches()
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = sys.modules["builtins"]
     if script:
@@ -399,6 +407,9 @@ def _run_python(request):
             code = compile(source, filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             kind, value = sys.exc_info()[:2]
+            # A fresh interpreter reports a compile error with no traceback above it.
+            if value is not None:
+                value.__traceback__ = None
             sys.excepthook(kind, value, None)
             return _finish(1)
         exec(code, main.__dict__)
@@ -481,19 +492,17 @@ def _reap_all():
 
 
 def _force_remove(path):
-    def retry(func, target, _info):
-        # A sample may have taken away its own write permission (it owns the files).
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-        except OSError:
-            pass
-        func(target)
-
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, onerror=retry)
-    else:
+    """Remove a file or tree even where the sample took away the permissions (it owns them)."""
+    if os.path.islink(path) or not os.path.isdir(path):
         os.unlink(path)
+        return
+    os.chmod(path, 0o700)
+    for folder, dirs, _ in os.walk(path):
+        for name in dirs:
+            sub = os.path.join(folder, name)
+            if not os.path.islink(sub):
+                os.chmod(sub, 0o700)
+    shutil.rmtree(path)
 
 
 def _mount_points():
@@ -524,7 +533,7 @@ def _clean(baseline):
         try:
             os.chmod(folder, baseline[folder])
             _wipe(folder, baseline["mounts"])
-        except OSError as exc:
+        except Exception as exc:
             problems.append("cannot empty %s: %s" % (folder, exc))
     try:
         os.chmod("/dev", baseline["/dev"])
@@ -534,7 +543,7 @@ def _clean(baseline):
         for entry, kind in baseline["dev_entries"].items():
             if _kind(os.path.join("/dev", entry)) != kind:
                 problems.append("/dev/%s was changed" % entry)
-    except OSError as exc:
+    except Exception as exc:
         problems.append("cannot restore /dev: %s" % exc)
     for table in SYSVIPC:
         try:
@@ -637,6 +646,8 @@ def main():
     config, _ = _receive(sock)
     if config is None:
         return
+    given = config.get("environ", {})
+    STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
     loaded, skipped, threads = _preload(config)
     if threads > 1:
         _send(sock, {"error": "a preloaded module left %d threads running; forking would lose "
