@@ -257,7 +257,7 @@ def test_system_v_ipc_left_behind_retires_the_worker(pool: WarmPool) -> None:
         print(libc.shmget(0, 4096, 0o1000 | 0o600) >= 0)  # IPC_PRIVATE, IPC_CREAT
     """
     assert run(pool, code).stdout == b"True\n"
-    assert pool.workers() == []
+    # Found by the clean-up: the next sample gets a new worker, with no segment in sight.
     assert run(pool, "import sys; print(open('/proc/sysvipc/shm').read().count(chr(10)))"
                ).stdout == b"1\n"
     assert the_worker(pool) is not worker
@@ -470,7 +470,7 @@ def test_preload_none_and_named_modules(tmp_path: Path, venv: Path) -> None:
 
 @pytest.mark.parametrize("text", ["", "numpy, bad name", "a,,-b"])
 def test_a_bad_preload_value_is_one_clear_error(text: str) -> None:
-    with pytest.raises(UserError, match="--preload .* is not auto, none or a comma-separated"):
+    with pytest.raises(UserError, match=r"--preload .* is not auto, none or a comma-separated"):
         Preload.parse(text)
 
 

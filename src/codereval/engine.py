@@ -7,6 +7,7 @@ Load and check inputs, group tasks by runner, prepare each runner, then a pool o
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import sys
@@ -618,13 +619,19 @@ def _run_pending(
 ) -> int:
     """Run samples on a pool of workers; the calling thread alone writes the store."""
     ran = 0
-    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs), thread_name_prefix="codereval")
+    jobs = max(1, options.jobs)
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="codereval")
     try:
         with _progress(options.progress, len(pending), console) as advance:
-            futures: set[Future[Outcome]] = {pool.submit(work, s) for s in pending}
+            # A few samples queued per worker, not all of them: waiting on every pending
+            # future after each completion costs quadratic time on big runs.
+            queue = iter(pending)
+            futures: set[Future[Outcome]] = {
+                pool.submit(work, s) for s in itertools.islice(queue, 4 * jobs)}
             last_export = time.monotonic()
             while futures:
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                futures |= {pool.submit(work, s) for s in itertools.islice(queue, len(done))}
                 batch = [f.result() for f in done]
                 store.record(batch)
                 ran += len(batch)

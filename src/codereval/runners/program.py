@@ -167,7 +167,7 @@ class ProgramRunner(Runner):
         leased = warm.slot() if warm is not None else contextlib.nullcontext(None)
         with leased as slot:
             if slot is not None:
-                workdir = slot.new_scratch()
+                workdir = slot.new_scratch(in_memory=True)
             else:
                 ctx.work_root.mkdir(parents=True, exist_ok=True)
                 workdir = Path(tempfile.mkdtemp(prefix=f"{task.language.value}-",

@@ -194,7 +194,9 @@ def _send(sock: socket.socket, message: dict[str, Any], fds: Sequence[int] = ())
 def _receive(sock: socket.socket, timeout: float) -> dict[str, Any]:
     sock.settimeout(timeout)
     try:
-        data = sock.recv(_MAX_PACKET)
+        # The packet's own length, not the largest: a big buffer costs a page fault per page.
+        length = sock.recv_into(bytearray(1), 1, socket.MSG_PEEK | socket.MSG_TRUNC)
+        data = sock.recv(max(1, min(length, _MAX_PACKET)))
     except TimeoutError:
         raise WorkerError(f"the warm worker did not answer within {timeout:g}s") from None
     except OSError as error:
@@ -212,10 +214,11 @@ def _receive(sock: socket.socket, timeout: float) -> dict[str, Any]:
 class WarmWorker:
     """One fork server in its sandbox. Used by one thread at a time (its slot's holder)."""
 
-    def __init__(self, *, key: WorkerKey, slot_dir: Path, home: Path, bwrap: BwrapSandbox,
+    def __init__(self, *, key: WorkerKey, slot_dirs: tuple[Path, ...], home: Path,
+                 bwrap: BwrapSandbox,
                  limits: Limits, preload: Preload, trusted: Sequence[str] | None) -> None:
         self.key = key
-        self.slot_dir = slot_dir
+        self.slot_dirs = slot_dirs
         self.home = home
         self.broken = ""
         self.preloaded: list[str] = []
@@ -226,6 +229,7 @@ class WarmWorker:
         self._cgroup: RunCgroup | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
+        self._cleaning = False
         self._start(limits, preload, trusted)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -239,9 +243,10 @@ class WarmWorker:
             encoding="utf-8",
         )
         mounts = [*key.mounts, Mount(source=self.home, target=self.home)]
-        scratch = Path(key.extra_scratch) if key.extra_scratch else self.slot_dir
-        if key.extra_scratch:
-            mounts.append(Mount(source=self.slot_dir, target=self.slot_dir, writable=True))
+        # The slot's folders are where its samples' scratch directories are made.
+        scratch = Path(key.extra_scratch) if key.extra_scratch else self.slot_dirs[0]
+        mounts += [Mount(source=d, target=d, writable=True) for d in self.slot_dirs
+                   if d != scratch]
         host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         request = ExecRequest(
             argv=(key.python, *key.flags, str(server), str(child.fileno())),
@@ -311,6 +316,19 @@ class WarmWorker:
     def alive(self) -> bool:
         return not self.broken and self._proc is not None and self._proc.poll() is None
 
+    def settle(self) -> bool:
+        """Wait for the last sample's clean-up; True when the worker may serve the next."""
+        if self._cleaning and self._sock is not None and not self.broken:
+            self._cleaning = False
+            try:
+                problems = list(_receive(self._sock, _REPLY_TIMEOUT).get("problems", []))
+            except WorkerError as failure:
+                problems = [str(failure)]
+            if problems:
+                self.broken = "; ".join(problems)
+                log.info("retiring a warm worker after a sample: %s", self.broken)
+        return self.alive
+
     def close(self) -> None:
         sock, self._sock = self._sock, None
         if sock is not None:
@@ -334,6 +352,8 @@ class WarmWorker:
     def run(self, request: ExecRequest, call: PythonCall | None) -> ExecResult:
         """Run one request in a child of the server; the server kills what it left."""
         assert self._sock is not None
+        if not self.settle():
+            return error_result(f"the warm worker is unusable: {self.broken}", isolation="bwrap")
         self.last_used = time.monotonic()
         limits = request.limits
         cgroup: RunCgroup | None = None
@@ -401,16 +421,14 @@ class WarmWorker:
         watch = cgroup if cgroup is not None and "cpuacct" in cgroup.controllers else None
         seen = self._supervise(sock, request.stdin, stdin_w, out_r, err_r, started=started,
                                limits=limits, cgroup=cgroup, watch=watch)
-        problems: list[str] = []
         if not self.broken:
+            # The server kills what is left and empties its folders while we judge; the
+            # answer is read before the worker serves again (settle).
             try:
                 _send(sock, {"op": "clean"})
-                problems = list(_receive(sock, _REPLY_TIMEOUT).get("problems", []))
-            except (WorkerError, OSError) as failure:
-                self.broken = str(failure)
-        if problems:
-            self.broken = "; ".join(problems)
-            log.info("retiring a warm worker after a sample: %s", self.broken)
+                self._cleaning = True
+            except OSError as failure:
+                self.broken = f"cannot reach the warm worker: {failure}"
         status, setup_error = seen.pop("status"), str(seen.pop("error"))
         if status is None and not seen["timed_out"] and not seen["watch_reason"]:
             return error_result(f"the warm worker died during the sample ({self.broken})",
@@ -573,6 +591,29 @@ def _host_python() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
 
+_SHM = Path("/dev/shm")
+_SHM_PREFIX = "codereval-warm-"
+
+
+def _memory_root() -> Path | None:
+    """A private folder on the /dev/shm tmpfs for small scratch, or None where there is none.
+
+    Named with our pid, so that folders left by evaluations killed with -9 are swept here.
+    """
+    if not (_SHM.is_dir() and os.access(_SHM, os.W_OK)):
+        return None
+    for stale in _SHM.glob(f"{_SHM_PREFIX}*-*"):
+        pid = stale.name[len(_SHM_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+    try:
+        path = _SHM / f"{_SHM_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        path.mkdir(mode=0o700)
+    except OSError:
+        return None
+    return path
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return path.resolve().is_relative_to(folder.resolve())
 
@@ -580,14 +621,16 @@ def _inside(path: Path, folder: Path) -> bool:
 class Slot:
     """One engine worker's lease on the pool: a private directory and the workers bound to it."""
 
-    def __init__(self, pool: WarmPool, index: int, directory: Path) -> None:
+    def __init__(self, pool: WarmPool, index: int, dirs: tuple[Path, ...]) -> None:
         self.pool = pool
         self.index = index
-        self.dir = directory
+        # On the work root's filesystem (workspaces hard-link their base), then on a tmpfs
+        # when there is one (small scratch: creating and removing it costs a tenth there).
+        self.dirs = dirs
 
-    def new_scratch(self) -> Path:
+    def new_scratch(self, *, in_memory: bool = False) -> Path:
         """A fresh scratch directory for one sample: unguessable name, mode 0700."""
-        path = self.dir / f"s-{secrets.token_hex(16)}"
+        path = self.dirs[-1 if in_memory else 0] / f"s-{secrets.token_hex(16)}"
         path.mkdir(mode=0o700)
         return path
 
@@ -639,6 +682,8 @@ class WarmPool:
         self._lock = threading.Lock()
         self._state = _State()
         root.mkdir(parents=True, exist_ok=True)
+        memory = _memory_root()
+        self._roots = (root,) if memory is None else (root, memory)
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[Slot]:
@@ -650,15 +695,19 @@ class WarmPool:
             else:
                 index = self._state.slots
                 self._state.slots += 1
-        directory = self.root / f"slot-{index}"
-        directory.mkdir(mode=0o700, exist_ok=True)
+        dirs = tuple(root / f"slot-{index}" for root in self._roots)
+        for directory in dirs:
+            directory.mkdir(mode=0o700, exist_ok=True)
         try:
-            yield Slot(self, index, directory)
+            yield Slot(self, index, dirs)
         finally:
             # Whatever the sample left beside its scratch goes before the next lease.
-            for entry in list(directory.iterdir()):
-                remove_tree(entry) if entry.is_dir() and not entry.is_symlink() else (
-                    entry.unlink())
+            for directory in dirs:
+                for entry in list(directory.iterdir()):
+                    if entry.is_dir() and not entry.is_symlink():
+                        remove_tree(entry)
+                    else:
+                        entry.unlink()
             with self._lock:
                 self._state.free.append(index)
 
@@ -667,7 +716,7 @@ class WarmPool:
         if slot.accepts(request):
             return self.sandbox.run(request), "fresh"
         call = python_call(request.argv)
-        in_slot = _inside(request.scratch, slot.dir)
+        in_slot = any(_inside(request.scratch, d) for d in slot.dirs)
         key = WorkerKey(
             python=request.argv[0] if call is not None else _host_python(),
             flags=call.flags if call is not None else (),
@@ -699,24 +748,26 @@ class WarmPool:
     def _acquire(self, key: WorkerKey, slot: Slot, limits: Limits) -> _Entry:
         with self._lock:
             entry = self._state.workers.get((key, slot.index))
-            if entry is not None and entry.worker.alive:
+            if entry is not None:
                 entry.busy = True
+        if entry is not None:
+            if entry.worker.settle():
                 return entry
-            stale = self._state.workers.pop((key, slot.index), None)
+            self._release(key, slot, entry)
+        with self._lock:
             trusted = self._state.trusted.get(key)
             evicted = self._evict()
-        for old in (stale.worker if stale else None, *evicted):
-            if old is not None:
-                old.close()
+        for old in evicted:
+            old.close()
         home = self.root / f"worker-{secrets.token_hex(8)}"
         try:
-            worker = WarmWorker(key=key, slot_dir=slot.dir, home=home, bwrap=self.sandbox,
+            worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
                                 limits=limits, preload=self.preload, trusted=trusted)
         except WorkerError:
             if trusted is not None or self.preload.mode == "none" or not key.project_dirs:
                 raise
             # A preload that breaks the server: start without it rather than not at all.
-            worker = WarmWorker(key=key, slot_dir=slot.dir, home=home, bwrap=self.sandbox,
+            worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
                                 limits=limits, preload=Preload(mode="none"), trusted=None)
         if trusted is None and worker.skipped:
             log.info("warm worker %s: not preloaded: %s", key.python, worker.skipped)
@@ -757,7 +808,8 @@ class WarmPool:
             self._state.workers.clear()
         for entry in entries:
             entry.worker.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+        for folder in self._roots:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class WarmSandbox(Sandbox):

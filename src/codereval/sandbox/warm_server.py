@@ -52,7 +52,7 @@ def _send(sock, message, fds=()):
 def _receive(sock):
     """One message and the descriptors attached to it; (None, []) when the host is gone."""
     size = array.array("i").itemsize
-    data, ancillary, _, _ = sock.recvmsg(MAX_PACKET, socket.CMSG_SPACE(64 * size))
+    data, ancillary, _, _ = sock.recvmsg(_packet_size(sock), socket.CMSG_SPACE(64 * size))
     if not data:
         return None, []
     fds = array.array("i")
@@ -62,7 +62,14 @@ def _receive(sock):
     return json.loads(data.decode("utf-8")), list(fds)
 
 
-_PRCTL = []  # type: list
+_PRCTL = []  # type: list[object]
+
+
+def _packet_size(sock):
+    """The next packet's length: a buffer of the largest size costs a page fault per page."""
+    probe = bytearray(1)
+    length = sock.recv_into(probe, 1, socket.MSG_PEEK | socket.MSG_TRUNC)
+    return max(1, min(length, MAX_PACKET))
 
 
 def _prctl_dumpable(value):
@@ -576,25 +583,49 @@ def _baseline():
     return found
 
 
-def _run(sock, request, fds, wakeup):
-    import select
+SPARE = []  # type: list[tuple[int, socket.socket, int]]
 
-    error_r, error_w = os.pipe()
-    # Exec failures are reported through a pipe that a successful exec closes.
+
+def _spawn_spare(sock):
+    """Fork the next sample's process ahead of time: it waits for its request, so the fork is
+    not on the sample's clock. Made only after the previous sample's processes are gone."""
     import fcntl
 
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    error_r, error_w = os.pipe()
+    # Exec failures are reported through a pipe that a successful exec closes.
     fcntl.fcntl(error_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         try:
-            os.close(error_r)
+            ours.close()
             sock.close()
-            _child(request, fds, error_w)
+            os.close(error_r)
+            request, fds = _receive(theirs)
+            if request is not None:
+                theirs.close()
+                _child(request, fds, error_w)
         finally:
             os._exit(126)
-    for fd in (*fds, error_w):
+    theirs.close()
+    os.close(error_w)
+    SPARE.append((pid, ours, error_r))
+
+
+def _run(sock, request, fds, wakeup):
+    import select
+
+    if not SPARE:
+        _spawn_spare(sock)
+    pid, channel, error_r = SPARE.pop()
+    try:
+        _send(channel, request, fds)
+    except OSError:
+        pass  # the spare is gone: its exit is reported like any other
+    channel.close()
+    for fd in fds:
         os.close(fd)
     status = None
     while status is None:
@@ -665,6 +696,7 @@ def main():
     signal.signal(signal.SIGCHLD, lambda number, frame: None)
     signal.set_wakeup_fd(wakeup_w)
     baseline = _baseline()
+    _spawn_spare(sock)
     _send(sock, {"ready": True, "preloaded": loaded, "skipped": skipped,
                  "python": sys.version.split()[0]})
     while True:
@@ -675,7 +707,11 @@ def main():
         if op == "run":
             _run(sock, message, fds, wakeup_r)
         elif op == "clean":
-            _send(sock, {"problems": _clean(baseline)})
+            problems = _clean(baseline)
+            _send(sock, {"problems": problems})
+            if not problems:
+                # After the answer: the host finishes this sample while we fork the next.
+                _spawn_spare(sock)
         elif op == "kill":
             _reap_all()
         else:
