@@ -86,8 +86,8 @@ def _prctl_dumpable(value):
 
 
 def _snapshot(project_dirs):
-    import atexit
-
+    # atexit handlers are no reason: each child runs its own copy at its end, as a fresh
+    # interpreter that imported the module would.
     handlers = {}
     for number in range(1, signal.NSIG):
         try:
@@ -110,7 +110,6 @@ def _snapshot(project_dirs):
         "children": _children(),
         "hooks": [repr(sys.excepthook), repr(sys.displayhook), len(sys.meta_path),
                   len(sys.path_hooks), repr(sys.stdout), repr(sys.stderr)],
-        "atexit": atexit._ncallbacks() if hasattr(atexit, "_ncallbacks") else 0,
         "project": sorted(_project_modules(project_dirs)),
     }
 
@@ -161,8 +160,6 @@ def _side_effects(before, after):
         reasons.append("wrote files in /tmp, /run or /dev/shm")
     if after["hooks"] != before["hooks"]:
         reasons.append("replaced interpreter hooks (excepthook, stdout, import hooks)")
-    if after["atexit"] != before["atexit"]:
-        reasons.append("registered an atexit handler")
     if after["project"] != before["project"]:
         reasons.append("imported the project's own modules (they change per sample)")
     return reasons
