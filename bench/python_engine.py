@@ -263,9 +263,10 @@ class Measured:
     envs: dict[str, Environment]
 
 
-def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int) -> Measured:
+def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
+            repeat: int) -> Measured:
     """The naive baseline and our engine per executor at 1 and all jobs, interleaved rounds."""
-    samples = reference_samples(inputs.tasks, args.repeat)
+    samples = reference_samples(inputs.tasks, repeat)
     bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
     isolation = ""
 
@@ -310,7 +311,7 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int)
 
 def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_all: int) -> None:
     n = got.n
-    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {args.repeat} = {n} samples "
+    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {n // len(inputs.tasks)} = {n} samples "
           f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
           f"rounds; load average {os.getloadavg()[0]:.1f}\n")
     print(f"{'':38} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
@@ -333,6 +334,9 @@ def main() -> None:
     parser.add_argument("--import-costs", default="50,200,500",
                         help="ms of CPU a generated project's dependency takes to import, "
                         "one project per value ('' to skip)")
+    parser.add_argument("--import-repeat", type=int, default=10,
+                        help="samples per task of the generated import-cost projects (a warm "
+                        "worker's start is paid once per evaluation: few samples hide the gain)")
     parser.add_argument("--no-breakdown", action="store_true")
     args = parser.parse_args()
 
@@ -340,7 +344,7 @@ def main() -> None:
     inputs = None if args.generated else builtin_inputs(args.benchmark)
     inputs = inputs or generated_inputs(root)
     jobs_all = len(os.sched_getaffinity(0))
-    got = measure(inputs, args, root / "main", jobs_all)
+    got = measure(inputs, args, root / "main", jobs_all, args.repeat)
     print_table(inputs, got, args, jobs_all)
 
     if not args.no_breakdown:
@@ -365,7 +369,8 @@ def main() -> None:
     summary = []
     for ms in costs:
         generated = generated_inputs(root / f"import{ms}", import_ms=ms)
-        measured = measure(generated, args, root / f"import{ms}" / "runs", jobs_all)
+        measured = measure(generated, args, root / f"import{ms}" / "runs", jobs_all,
+                           args.import_repeat)
         print_table(generated, measured, args, jobs_all)
         summary.append((ms, measured))
     if summary:
