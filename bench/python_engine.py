@@ -10,8 +10,12 @@ workspace, sandbox, interpreter and test, measured here directly (the runner rec
 Samples are each task's reference, repeated: every run does the full work of a passing test.
 
     .venv/bin/python bench/python_engine.py [--benchmark mini-python] [--repeat 3]
+        [--import-costs 50,200,500]
 
 Without the built-in mini benchmark (or with --generated) a small generated project is used.
+Then, for each --import-costs value, a generated project whose third-party dependency takes
+that many milliseconds of CPU to import (a local package installed into its environment), to
+show how each way of running scales with the cost of a project's imports.
 """
 
 from __future__ import annotations
@@ -59,17 +63,42 @@ class Inputs:
     manifest: Path
 
 
-def generated_inputs(root: Path) -> Inputs:
-    """A one-module project with a function per task and inline script tests."""
-    project = root / "projects" / "bench---mathx"
+SLOW_IMPORT = """\
+import time
+
+# What a heavy dependency costs to import (numpy, a driver, a framework): CPU, not sleep.
+_end = time.process_time() + {seconds!r}
+while time.process_time() < _end:
+    pass
+"""
+
+
+def slow_dependency(root: Path, ms: int) -> str:
+    """A third-party package whose import takes ``ms`` of CPU, as a requirement line."""
+    package = root / f"slowdep-{ms}"
+    (package / "slowdep").mkdir(parents=True)
+    (package / "slowdep" / "__init__.py").write_text(SLOW_IMPORT.format(seconds=ms / 1000))
+    (package / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "slowdep"\nversion = "1.{ms}"\n'
+    )
+    return f"slowdep @ file://{package}"
+
+
+def generated_inputs(root: Path, import_ms: int = 0) -> Inputs:
+    """A one-module project with a function per task and inline script tests; with
+    ``import_ms`` the module imports a dependency that takes that long to import."""
+    name = f"mathx{import_ms}" if import_ms else "mathx"
+    project = root / "projects" / f"bench---{name}"
     (project / "mathx").mkdir(parents=True)
     (project / "mathx" / "__init__.py").write_text("")
-    module, records, line = "", [], 1
+    module, records, line = ("import slowdep\n\n", [], 3) if import_ms else ("", [], 1)
+    project_name = name
     for name, (code, check) in GENERATED_FUNCTIONS.items():
         span = code.count("\n")
         records.append(
             {
-                "_id": f"bench-{name}", "name": name, "project": "bench/mathx",
+                "_id": f"bench-{name}", "name": name, "project": f"bench/{project_name}",
                 "file_path": "mathx/core.py", "code": code, "level": "self_contained",
                 "lineno": str(line), "end_lineno": str(line + span - 1),
                 "test_kind": "script",
@@ -79,15 +108,18 @@ def generated_inputs(root: Path) -> Inputs:
         module += code + "\n"
         line += span + 1
     (project / "mathx" / "core.py").write_text(module)
-    manifest = root / "projects.toml"
+    requirements = f"requirements = [{slow_dependency(root, import_ms)!r}]\n" if import_ms else ""
+    manifest = root / f"projects-{project_name}.toml"
     manifest.write_text(
-        '[projects."bench/mathx"]\nlanguage = "python"\nsource = "projects/bench---mathx"\n'
+        f'[projects."bench/{project_name}"]\nlanguage = "python"\n'
+        f'source = "projects/bench---{project_name}"\n' + requirements.replace("'", '"')
     )
-    records_path = root / "records.json"
+    records_path = root / f"records-{project_name}.json"
     records_path.write_text(json.dumps({"RECORDS": records}))
     from codereval.benchmarks.codereval import load_records
 
-    return Inputs(name="generated", tasks=load_records(records_path), manifest=manifest)
+    label = f"generated, import {import_ms} ms" if import_ms else "generated"
+    return Inputs(name=label, tasks=load_records(records_path), manifest=manifest)
 
 
 def builtin_inputs(name: str) -> Inputs | None:
@@ -221,39 +253,41 @@ def breakdown(
     return result, strategy
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--benchmark", default="mini-python")
-    parser.add_argument("--generated", action="store_true", help="use the generated project")
-    parser.add_argument("--repeat", type=int, default=3, help="samples per task")
-    parser.add_argument("--timeout", type=float, default=20.0)
-    parser.add_argument("--sandbox", default="auto")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best kept)")
-    args = parser.parse_args()
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    n: int
+    naive: tuple[float, int]
+    # (executor, jobs) -> best (seconds, passed)
+    ours: dict[tuple[str, int], tuple[float, int]]
+    isolation: str
+    envs: dict[str, Environment]
 
-    root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
-    inputs = None if args.generated else builtin_inputs(args.benchmark)
-    inputs = inputs or generated_inputs(root)
-    samples = reference_samples(inputs.tasks, args.repeat)
+
+def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
+            repeat: int) -> Measured:
+    """The naive baseline and our engine per executor at 1 and all jobs, interleaved rounds."""
+    samples = reference_samples(inputs.tasks, repeat)
     bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
-    jobs_all = len(os.sched_getaffinity(0))
+    isolation = ""
 
-    def engine(jobs: int, label: str) -> tuple[float, int, str]:
+    def engine(jobs: int, executor: str) -> tuple[float, int]:
+        nonlocal isolation
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
-            progress=False, rerun=True,
+            progress=False, rerun=True, executor=executor,
         )  # fmt: skip
         start = time.perf_counter()
-        report = evaluate(benchmark=bench, samples=samples, run_dir=root / label, options=options)
+        report = evaluate(benchmark=bench, samples=samples,
+                          run_dir=root / f"{executor}{jobs}", options=options)
         elapsed = time.perf_counter() - start
-        return elapsed, report.counts.get(Verdict.PASSED.value, 0), report.isolation
+        isolation = report.isolation
+        return elapsed, report.counts.get(Verdict.PASSED.value, 0)
 
     # Warm-up (untimed): builds or finds the project environments.
-    warm = [s for s in samples if s.index == 0]
     evaluate(
-        benchmark=bench, samples=warm, run_dir=root / "warm",
+        benchmark=bench, samples=[s for s in samples if s.index == 0], run_dir=root / "warm-up",
         options=EvalOptions(jobs=jobs_all, sandbox=args.sandbox, projects=inputs.manifest,
-                            timeout=args.timeout, progress=False),
+                            timeout=args.timeout, progress=False, executor="fresh"),
     )  # fmt: skip
     cache = default_root()
     envs: dict[str, Environment] = {}
@@ -263,45 +297,91 @@ def main() -> None:
         envs[task.project] = env
 
     by_id = {t.task_id: t for t in inputs.tasks}
+    naive = (float("inf"), 0)
+    ours: dict[tuple[str, int], tuple[float, int]] = {}
     # Interleaved rounds, best of each: the machine is shared, so load comes and goes.
-    naive_s = serial_s = parallel_s = float("inf")
     for _ in range(args.rounds):
-        seconds, naive_pass = naive_run(by_id, samples, envs, args.timeout)
-        naive_s = min(naive_s, seconds)
-        seconds, serial_pass, isolation = engine(1, "jobs1")
-        serial_s = min(serial_s, seconds)
-        seconds, parallel_pass, _ = engine(jobs_all, f"jobs{jobs_all}")
-        parallel_s = min(parallel_s, seconds)
-    n = len(samples)
+        naive = min(naive, naive_run(by_id, samples, envs, args.timeout))
+        for executor in ("fresh", "warm"):
+            for jobs in sorted({1, jobs_all}):
+                result = engine(jobs, executor)
+                ours[(executor, jobs)] = min(ours.get((executor, jobs), result), result)
+    return Measured(n=len(samples), naive=naive, ours=ours, isolation=isolation, envs=envs)
 
-    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {args.repeat} = {n} samples "
-          f"(references); isolation {isolation}; {jobs_all} cores; best of {args.rounds} "
+
+def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_all: int) -> None:
+    n = got.n
+    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {n // len(inputs.tasks)} = {n} samples "
+          f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
           f"rounds; load average {os.getloadavg()[0]:.1f}\n")
-    print(f"{'':32} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7}")
-    for label, seconds, passed in (
-        ("naive baseline (sequential)", naive_s, naive_pass),
-        ("codereval --jobs 1", serial_s, serial_pass),
-        (f"codereval --jobs {jobs_all}", parallel_s, parallel_pass),
-    ):
-        print(f"{label:32} {seconds:8.2f} {1000 * seconds / n:10.1f} {n / seconds:10.2f} "
-              f"{passed:>4}/{n}")
+    print(f"{'':38} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
+          f"{'vs naive':>9}")
+    rows = [("naive baseline (sequential)", got.naive)]
+    rows += [(f"codereval --executor {e} --jobs {j}", v) for (e, j), v in got.ours.items()]
+    for label, (seconds, passed) in rows:
+        print(f"{label:38} {seconds:8.2f} {1000 * seconds / n:10.1f} {n / seconds:10.2f} "
+              f"{passed:>4}/{n} {got.naive[0] / seconds:8.1f}x")
 
-    phases, strategy = breakdown(inputs.tasks, envs, args.sandbox, n=20)
-    per_naive = 1000 * naive_s / n
-    per_serial = 1000 * serial_s / n
-    phases["test"] = per_naive - phases["interpreter"]
-    phases["other"] = per_serial - sum(phases.values())
-    notes = {
-        "workspace": "private view of the project (make + remove)",
-        "sandbox": "one sandboxed launch over a plain subprocess",
-        "interpreter": "the project's python starting (-c pass)",
-        "test": "naive per-sample time less interpreter start",
-        "other": "harness wrapper, injection, judging, store",
-    }
-    print(f"\nper-sample time of codereval --jobs 1 ({per_serial:.1f} ms), by phase "
-          f"(workspace strategy {strategy}):")
-    for phase, ms in phases.items():
-        print(f"  {phase:12} {ms:8.1f} ms  {notes[phase]}")
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="mini-python")
+    parser.add_argument("--generated", action="store_true", help="use the generated project")
+    parser.add_argument("--repeat", type=int, default=3, help="samples per task")
+    parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--sandbox", default="auto")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best kept)")
+    parser.add_argument("--import-costs", default="50,200,500",
+                        help="ms of CPU a generated project's dependency takes to import, "
+                        "one project per value ('' to skip)")
+    parser.add_argument("--import-repeat", type=int, default=10,
+                        help="samples per task of the generated import-cost projects (a warm "
+                        "worker's start is paid once per evaluation: few samples hide the gain)")
+    parser.add_argument("--no-breakdown", action="store_true")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
+    inputs = None if args.generated else builtin_inputs(args.benchmark)
+    inputs = inputs or generated_inputs(root)
+    jobs_all = len(os.sched_getaffinity(0))
+    got = measure(inputs, args, root / "main", jobs_all, args.repeat)
+    print_table(inputs, got, args, jobs_all)
+
+    if not args.no_breakdown:
+        phases, strategy = breakdown(inputs.tasks, got.envs, args.sandbox, n=20)
+        per_naive = 1000 * got.naive[0] / got.n
+        per_serial = 1000 * got.ours[("fresh", 1)][0] / got.n
+        phases["test"] = per_naive - phases["interpreter"]
+        phases["other"] = per_serial - sum(phases.values())
+        notes = {
+            "workspace": "private view of the project (make + remove)",
+            "sandbox": "one sandboxed launch over a plain subprocess",
+            "interpreter": "the project's python starting (-c pass)",
+            "test": "naive per-sample time less interpreter start",
+            "other": "harness wrapper, injection, judging, store",
+        }
+        print(f"\nper-sample time of codereval --executor fresh --jobs 1 ({per_serial:.1f} ms), "
+              f"by phase (workspace strategy {strategy}):")
+        for phase, ms in phases.items():
+            print(f"  {phase:12} {ms:8.1f} ms  {notes[phase]}")
+
+    costs = [int(c) for c in args.import_costs.split(",") if c.strip()]
+    summary = []
+    for ms in costs:
+        generated = generated_inputs(root / f"import{ms}", import_ms=ms)
+        measured = measure(generated, args, root / f"import{ms}" / "runs", jobs_all,
+                           args.import_repeat)
+        print_table(generated, measured, args, jobs_all)
+        summary.append((ms, measured))
+    if summary:
+        print(f"\nhow it scales with the cost of the project's imports ({jobs_all} jobs; "
+              "samples/s):")
+        print(f"{'import ms':>10} {'naive':>8} {'fresh':>8} {'warm':>8} {'warm vs naive':>14}")
+        for ms, m in summary:
+            naive = m.n / m.naive[0]
+            fresh = m.n / m.ours[("fresh", jobs_all)][0]
+            warm = m.n / m.ours[("warm", jobs_all)][0]
+            print(f"{ms:>10} {naive:8.2f} {fresh:8.2f} {warm:8.2f} {warm / naive:13.1f}x")
     shutil.rmtree(root, ignore_errors=True)
 
 

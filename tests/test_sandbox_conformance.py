@@ -11,10 +11,12 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,8 +24,11 @@ from _pytest.mark.structures import ParameterSet
 
 from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount, Sandbox, sandbox_class
 from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.warm import WarmSandbox
 
-BACKENDS = ("none", "rlimit", "bwrap", "bwrap-nocgroup")
+# "warm": the warm executor (codereval.sandbox.warm) behind the same interface: Python runs
+# are forked from a sandboxed worker, other programs exec'd from a forked child.
+BACKENDS = ("none", "rlimit", "bwrap", "bwrap-nocgroup", "warm")
 ROOT = os.geteuid() == 0
 PY = sys.executable
 
@@ -64,7 +69,23 @@ def backends(check: str) -> list[ParameterSet]:
     return params
 
 
+_WARM: list[WarmSandbox] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_warm_workers() -> Iterator[None]:
+    yield
+    while _WARM:
+        _WARM.pop().close()
+
+
 def make(name: str) -> Sandbox:
+    if name == "warm":
+        bwrap = make("bwrap")
+        if not _WARM:
+            _WARM.append(WarmSandbox(root=Path(tempfile.mkdtemp(prefix="codereval-warm-"))))
+        assert _WARM[0].isolation == bwrap.isolation
+        return _WARM[0]
     cls = BwrapSandbox if name == "bwrap-nocgroup" else sandbox_class(name)
     reason = cls.unavailable_reason()
     if reason is not None:
@@ -133,7 +154,7 @@ def test_exit_code_and_output_are_reported(backend: str, scratch: Path) -> None:
     assert (result.exit_code, result.signal) == (3, None)
     assert (result.stdout, result.stderr) == (b"out\n", b"err\n")
     assert not (result.timed_out or result.memory_exceeded or result.sandbox_error)
-    assert result.isolation.startswith(backend.split("-")[0])
+    assert result.isolation.startswith("bwrap" if backend == "warm" else backend.split("-")[0])
     assert result.wall_time > 0
 
 

@@ -259,7 +259,8 @@ class Run(store.Run):
     sample order), and how it ran.
 
     ``ran`` samples were run by this call and ``skipped`` were already finished (a resumed
-    run); ``isolation`` is the sandbox used; ``official`` the CoderEval-format result file
+    run); ``isolation`` is the sandbox used and ``executor`` how Python samples ran (fresh or
+    warm); ``official`` the CoderEval-format result file
     exported for Python and Java tasks. ``meta`` is the run directory's run.json.
     """
 
@@ -267,6 +268,7 @@ class Run(store.Run):
     skipped: int = 0
     isolation: str = ""
     official: Path | None = None
+    executor: str = ""
 
     @property
     def counts(self) -> Counter[str]:
@@ -286,6 +288,8 @@ class Run(store.Run):
         options = loaded.meta.get("options")
         name = options.get("official_name", "") if isinstance(options, dict) else ""
         official = loaded.path / name if name and (loaded.path / name).is_file() else None
+        ran_by = loaded.meta.get("executor")
+        executor = str(ran_by.get("name", "")) if isinstance(ran_by, dict) else ""
         return cls(
             path=loaded.path,
             tasks=loaded.tasks,
@@ -294,6 +298,7 @@ class Run(store.Run):
             meta=loaded.meta,
             isolation=isolation,
             official=official,
+            executor=executor,
         )
 
     def __repr__(self) -> str:
@@ -316,6 +321,8 @@ def evaluate(
     compat: bool = False,
     rerun: bool = False,
     progress: bool = False,
+    executor: str = "",
+    preload: str = "auto",
 ) -> Run:
     """Run ``samples`` of ``benchmark`` in their projects, sandboxed and in parallel.
 
@@ -327,7 +334,10 @@ def evaluate(
     finished samples are not run again (``rerun=True`` starts over). ``jobs`` defaults to the
     cores this process may use; ``timeout`` (seconds of wall time) and ``memory_mb`` limit each
     sample; ``sandbox`` is one of auto, bwrap, rlimit, none; ``compat`` reproduces the original
-    platform's quirks. ``progress=True`` shows a progress bar (on stderr, or as a widget in
+    platform's quirks. ``executor`` is "fresh" (a new sandbox and interpreter per sample) or
+    "warm" (Python samples forked from sandboxed workers; the default where bubblewrap works),
+    and ``preload`` what warm project workers import first: "auto", "none" or
+    "mod1,mod2". ``progress=True`` shows a progress bar (on stderr, or as a widget in
     Jupyter); with False nothing is printed.
 
     A KeyboardInterrupt (Ctrl-C, a notebook's interrupt) propagates after the finished
@@ -347,6 +357,8 @@ def evaluate(
         compat=compat,
         rerun=rerun,
         progress=progress,
+        executor=executor,
+        preload=preload,
         official_name=official_name,
     )
 
@@ -396,6 +408,8 @@ def evaluate_samples(
     mode: str = "samples",
     official_name: str = MEMORY_OFFICIAL_NAME,
     console: Console | None = None,
+    executor: str = "",
+    preload: str = "auto",
 ) -> Run:
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
@@ -414,6 +428,8 @@ def evaluate_samples(
         mode=mode,
         progress=progress,
         official_name=official_name,
+        executor=executor,
+        preload=preload,
     )
     if console is None:
         console = Console(stderr=True, quiet=not progress)
@@ -449,6 +465,7 @@ def evaluate_samples(
         skipped=report.skipped,
         isolation=report.isolation,
         official=report.official,
+        executor=report.executor,
     )
 
 

@@ -7,6 +7,7 @@ Load and check inputs, group tasks by runner, prepare each runner, then a pool o
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import sys
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import (
@@ -52,6 +53,9 @@ from codereval.store import (
     write_run_json,
 )
 from codereval.workspace import remove_tree
+
+if TYPE_CHECKING:
+    from codereval.sandbox.warm import Preload
 
 RUN_FORMAT = "codereval-run/1"
 # Per-evaluation scratch in the temp dir, named with the pid so leftovers of killed runs are found.
@@ -98,6 +102,12 @@ class EvalOptions:
     progress: bool = True
     # Name of the official result export, "<samples file>_out.jsonl".
     official_name: str = "samples.jsonl_out.jsonl"
+    # How Python samples run: "fresh" (a new sandbox and interpreter each) or "warm" (forked
+    # from sandboxed workers; codereval.sandbox.warm). Others always run fresh.
+    # "" picks warm where the sandbox is bwrap, else fresh.
+    executor: str = ""
+    # What warm project workers import before forking: auto, none, or module names.
+    preload: str = "auto"
 
     def limits(self) -> Limits:
         # CPU time gets twice the wall time: a sample may use both cores of a small machine
@@ -127,6 +137,7 @@ class RunReport:
     skipped: int
     isolation: str
     official: Path | None = None
+    executor: str = "fresh"
     counts: Counter[str] = field(default_factory=Counter)
 
     def pass_at_1(self) -> float:
@@ -245,9 +256,12 @@ def _check_resumable(run_dir: Path, identity: dict[str, Any], *, rerun: bool) ->
 class _Provenance:
     """Fills what a runner left blank in an outcome: hashes, environment, harness, isolation."""
 
-    def __init__(self, *, benchmark_version: str, isolation: str, ctx: RunContext) -> None:
+    def __init__(
+        self, *, benchmark_version: str, isolation: str, ctx: RunContext, executor: str
+    ) -> None:
         self.benchmark_version = benchmark_version
         self.isolation = isolation
+        self.executor = executor
         self.ctx = ctx
         self._fingerprints: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
@@ -275,6 +289,8 @@ class _Provenance:
             code_hash=sample.code_hash(),
             environment=given.environment or self.fingerprint(runner, task),
             harness_version=given.harness_version or HARNESS_VERSION,
+            # Runners say when they ran a sample another way (e.g. fresh under --executor warm).
+            executor=given.executor or self.executor,
         )
         return outcome.model_copy(
             update={
@@ -370,6 +386,7 @@ def evaluate(
     used = {s.task_id for s in samples}
     groups = resolve_runners([t for t in tasks if t.task_id in used], runners)
     box = sandbox or get_sandbox(options.sandbox)
+    executor, preload = _check_executor(options, box)
     if box.isolation == "none":
         console.print(
             "[bold red]WARNING: --sandbox none: generated code runs unconfined, with your "
@@ -392,6 +409,13 @@ def evaluate(
     env_root = options.env_root or default_env_root()
     _sweep_stale_work_roots()
     work_root = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
+    warm = None
+    if preload is not None:
+        from codereval.sandbox.warm import WarmPool
+
+        # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
+        warm = WarmPool(sandbox=box, root=work_root / "warm", preload=preload,
+                        max_workers=2 * options.jobs + 2)
     ctx = RunContext(
         sandbox=box,
         limits=options.limits(),
@@ -400,10 +424,12 @@ def evaluate(
         tests_dir=options.tests_dir,
         projects_dir=_projects_location(options.projects),
         compat=options.compat,
+        warm=warm,
     )
     task_by_id = {t.task_id: t for t in tasks}
     runner_of = {t.task_id: runner for runner, group in groups.values() for t in group}
-    fill = _Provenance(benchmark_version=benchmark.version, isolation=box.isolation, ctx=ctx)
+    fill = _Provenance(benchmark_version=benchmark.version, isolation=box.isolation, ctx=ctx,
+                       executor=executor)
     meta: dict[str, Any] = {}
     try:
         blocked: dict[str, str] = {}
@@ -420,6 +446,7 @@ def evaluate(
             options=options,
             identity=identity,
             isolation=box.isolation,
+            executor=executor,
         )
         with ResultStore.open(run_dir) as store:
             if options.rerun:
@@ -446,6 +473,8 @@ def evaluate(
     finally:
         for runner, _ in groups.values():
             runner.close()
+        if warm is not None:
+            warm.close()
         # Workspaces are the runners' to remove; this sweeps what an interrupted worker left.
         remove_tree(work_root)
     return RunReport(
@@ -458,7 +487,30 @@ def evaluate(
         isolation=box.isolation,
         official=official,
         counts=_counts(outcomes),
+        executor=executor,
     )
+
+
+def _check_executor(options: EvalOptions, box: Sandbox) -> tuple[str, Preload | None]:
+    """The executor to use and, for warm, what its workers preload. UserError when the
+    executor cannot run with this sandbox (checked before the run directory is touched)."""
+    from codereval.sandbox.bwrap import BwrapSandbox
+    from codereval.sandbox.warm import EXECUTORS, Preload
+
+    if options.executor not in ("", *EXECUTORS):
+        raise UserError(f"unknown executor {options.executor!r}",
+                        hint=f"choose one of: {', '.join(EXECUTORS)}")
+    preload = Preload.parse(options.preload)
+    bwrap = isinstance(box, BwrapSandbox)
+    executor = options.executor or ("warm" if bwrap else "fresh")
+    if executor == "fresh":
+        return executor, None
+    if not bwrap:
+        raise UserError(
+            f"the warm executor runs in the bwrap sandbox, not {box.isolation!r}",
+            hint="install bubblewrap (scripts/setup-system.sh), or pass --executor fresh",
+        )
+    return executor, preload
 
 
 def _counts(outcomes: Sequence[Outcome]) -> Counter[str]:
@@ -497,6 +549,7 @@ def _start_run_dir(
     options: EvalOptions,
     identity: dict[str, Any],
     isolation: str,
+    executor: str,
 ) -> dict[str, Any]:
     run_dir.mkdir(parents=True, exist_ok=True)
     previous = read_run_json(run_dir) or {}
@@ -515,6 +568,7 @@ def _start_run_dir(
         "harness_version": HARNESS_VERSION,
         "codereval_version": __version__,
         "sandbox": {"requested": options.sandbox, "isolation": isolation},
+        "executor": {"name": executor, "preload": options.preload},
         "options": {
             "jobs": options.jobs,
             "timeout": options.timeout,
@@ -565,13 +619,19 @@ def _run_pending(
 ) -> int:
     """Run samples on a pool of workers; the calling thread alone writes the store."""
     ran = 0
-    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs), thread_name_prefix="codereval")
+    jobs = max(1, options.jobs)
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="codereval")
     try:
         with _progress(options.progress, len(pending), console) as advance:
-            futures: set[Future[Outcome]] = {pool.submit(work, s) for s in pending}
+            # A few samples queued per worker, not all of them: waiting on every pending
+            # future after each completion costs quadratic time on big runs.
+            queue = iter(pending)
+            futures: set[Future[Outcome]] = {
+                pool.submit(work, s) for s in itertools.islice(queue, 4 * jobs)}
             last_export = time.monotonic()
             while futures:
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                futures |= {pool.submit(work, s) for s in itertools.islice(queue, len(done))}
                 batch = [f.result() for f in done]
                 store.record(batch)
                 ran += len(batch)

@@ -211,6 +211,9 @@ class Provenance(Frozen):
     code_hash: str = ""
     environment: str = ""
     harness_version: str = ""
+    # How the sample was run: "fresh" (a new sandbox and process) or "warm" (forked from a
+    # sandboxed worker, codereval.sandbox.warm). Empty in outcomes written before executors.
+    executor: str = ""
 
 
 class Outcome(Frozen):

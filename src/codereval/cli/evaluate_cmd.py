@@ -69,6 +69,21 @@ from codereval.model import Sample
     show_default=True,
     help="Isolation: auto picks the strongest that works here; none is for debugging only.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["fresh", "warm"]),
+    default=None,
+    help="How Python samples run: warm forks each from a sandboxed worker that has the "
+    "interpreter and the project's imports loaded; fresh starts a new sandbox and interpreter "
+    "per sample. [warm where bwrap works, else fresh]",
+)
+@click.option(
+    "--preload",
+    default="auto",
+    show_default=True,
+    help="What warm project workers import before forking: auto (third-party modules whose "
+    "import has no detectable side effect), none, or a comma-separated list of modules.",
+)
 @click.option("--compat", is_flag=True, help="Reproduce the original platform's quirks.")
 @click.option("--rerun", is_flag=True, help="Discard what --out holds and evaluate everything.")
 @click.option(
@@ -95,6 +110,8 @@ def evaluate_command(
     timeout: float,
     memory_mb: int,
     sandbox: str,
+    executor: str | None,
+    preload: str,
     compat: bool,
     rerun: bool,
     reference: bool,
@@ -114,6 +131,7 @@ def evaluate_command(
       codereval evaluate --benchmark mini-python --out runs/mini
       codereval evaluate --tasks CoderEval4Python.json --samples Raw_Input.jsonl \\
           --tests-dir codereval-tests --projects projects.toml --jobs 2 --out runs/chatgpt
+      codereval evaluate --benchmark humaneval --executor warm --jobs 2 --out runs/he
       codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
@@ -155,6 +173,8 @@ def evaluate_command(
             timeout=timeout,
             memory_mb=memory_mb,
             sandbox=sandbox,
+            executor=executor or "",
+            preload=preload,
             compat=compat,
             rerun=rerun,
             progress=True,
@@ -171,7 +191,8 @@ def evaluate_command(
     click.echo(
         f"{len(report.outcomes)} outcomes for {len(report.samples)} samples of "
         f"{len({s.task_id for s in report.samples})} tasks: {report.ran} run now, "
-        f"{report.skipped} already done; isolation {report.isolation}; in {run_dir}"
+        f"{report.skipped} already done; isolation {report.isolation}, executor "
+        f"{report.executor}; in {run_dir}"
     )
     click.echo(
         "verdicts: " + (", ".join(f"{v} {n}" for v, n in report.counts.most_common()) or "none")

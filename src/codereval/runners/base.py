@@ -11,9 +11,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codereval.model import Outcome, Sample, Task
 from codereval.sandbox.base import Limits, Sandbox
+
+if TYPE_CHECKING:
+    from codereval.sandbox.warm import WarmPool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +34,8 @@ class RunContext:
     projects_dir: Path | None = None
     # Reproduce the original platform's quirks instead of fixing them.
     compat: bool = False
+    # Warm sandboxed Python workers (--executor warm); None runs every sample fresh.
+    warm: WarmPool | None = None
 
 
 class Runner(ABC):

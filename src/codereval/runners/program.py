@@ -8,6 +8,7 @@ per-run completion marker printed after the test returned.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -18,14 +19,19 @@ from typing import TYPE_CHECKING
 
 from codereval.errors import UserError
 from codereval.marker import marker_seen, new_marker
-from codereval.model import Outcome, Sample, Stage, Task, Verdict
+from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict
 from codereval.runners.base import RunContext, Runner
-from codereval.runners.program_source import RUST_TEST_FILE, build_program
+from codereval.runners.program_source import (
+    PYTHON_HELPER_MODULES,
+    RUST_TEST_FILE,
+    build_program,
+)
 from codereval.runners.program_toolchains import TOOLCHAINS, Toolchain
 from codereval.sandbox.base import ExecResult
 
 if TYPE_CHECKING:
     from codereval.java.compiler import JavaCompiler
+    from codereval.sandbox.warm import Slot
 
 TAIL = 2000
 CACHE_DIR = "toolchains"
@@ -157,20 +163,27 @@ class ProgramRunner(Runner):
         except UserError as exc:
             return base.model_copy(update={"verdict": Verdict.INFRA_ERROR,
                                            "stage": Stage.ENVIRONMENT, "detail": exc.one_line()})
-        ctx.work_root.mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix=f"{task.language.value}-", dir=ctx.work_root))
-        try:
-            return self._run_in(workdir, toolchain, task, sample.code, ctx, base)
-        except Exception as exc:
-            # Our fault, not the sample's: recorded, never counted as the model's failure.
-            return base.model_copy(update={"verdict": Verdict.INFRA_ERROR,
-                                           "stage": Stage.WORKSPACE,
-                                           "detail": f"{type(exc).__name__}: {exc}"})
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        warm = ctx.warm if task.language.value == "python" else None
+        leased = warm.slot() if warm is not None else contextlib.nullcontext(None)
+        with leased as slot:
+            if slot is not None:
+                workdir = slot.new_scratch(in_memory=True)
+            else:
+                ctx.work_root.mkdir(parents=True, exist_ok=True)
+                workdir = Path(tempfile.mkdtemp(prefix=f"{task.language.value}-",
+                                                dir=ctx.work_root))
+            try:
+                return self._run_in(workdir, toolchain, task, sample.code, ctx, base, slot)
+            except Exception as exc:
+                # Our fault, not the sample's: recorded, never counted as the model's failure.
+                return base.model_copy(update={"verdict": Verdict.INFRA_ERROR,
+                                               "stage": Stage.WORKSPACE,
+                                               "detail": f"{type(exc).__name__}: {exc}"})
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
 
     def _run_in(self, workdir: Path, toolchain: Toolchain, task: Task, code: str,
-                ctx: RunContext, base: Outcome) -> Outcome:
+                ctx: RunContext, base: Outcome, slot: Slot | None) -> Outcome:
         language = task.language.value
         marker = new_marker()
         program = build_program(task, code, marker=marker)
@@ -202,7 +215,12 @@ class ProgramRunner(Runner):
                 failed = self._compile_failure(built, base)
                 if failed is not None:
                     return failed
-        ran = ctx.sandbox.run(toolchain.run_request(workdir, program.main, ctx.limits))
+        request = toolchain.run_request(workdir, program.main, ctx.limits)
+        if slot is not None:
+            ran, executor = slot.run(request, stdlib=PYTHON_HELPER_MODULES)
+        else:
+            ran, executor = ctx.sandbox.run(request), "fresh"
+        base = base.model_copy(update={"provenance": Provenance(executor=executor)})
         return self._judge(ran, language=language, marker=marker, base=base,
                            compile_time=compile_time, compile_cpu=compile_cpu)
 

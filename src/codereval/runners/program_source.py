@@ -82,6 +82,13 @@ PYTHON_HELPERS = (
 )
 
 
+# The standard-library modules those helpers import: a warm worker has them loaded already.
+PYTHON_HELPER_MODULES = (
+    "math", "re", "copy", "datetime", "itertools", "collections", "heapq", "statistics",
+    "functools", "hashlib", "string", "typing",
+)
+
+
 def _prefix_and_test(task: Task) -> tuple[str, str]:
     """What comes before the generated code (the declaration, or the prompt) and the test."""
     return task.extra.get("prefix", task.prompt), task.test.code if task.test else ""

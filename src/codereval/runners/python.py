@@ -15,6 +15,7 @@ Without ``compat`` the stricter behaviour stays, and an outcome's detail says wh
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -23,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, load_manifest
@@ -53,7 +54,12 @@ from codereval.runners.platform import OfficialPlatform, official_platform
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
 
+if TYPE_CHECKING:
+    from codereval.sandbox.warm import Slot
+
 TAIL_CHARS = 4000
+# What the harness wrapper imports: loaded once in a warm worker, not once per sample.
+WARM_STDLIB = ("json", "runpy", "traceback")
 INLINE_TEST = "test_codereval_inline.py"
 OFFICIAL_KINDS = (TestKind.CODEREVAL_MODULE, TestKind.CODEREVAL_STANDALONE)
 # The official layout's folder of standalone tests; a manifest entry of this name gives them an
@@ -317,22 +323,25 @@ class PythonProjectRunner(Runner):
             return outcome(verdict, Stage.INJECT, detail=exc.detail)
         except (_Infra, OSError, UnicodeDecodeError) as exc:
             return outcome(Verdict.INFRA_ERROR, Stage.INJECT, detail=str(exc))
-        scratch = ctx.work_root / f"py-{uuid.uuid4().hex}"
-        try:
-            return self._execute(plan, env, ctx, scratch, outcome)
-        except (_Infra, OSError) as exc:
-            return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
-        finally:
-            remove_tree(scratch)
+        leased = ctx.warm.slot() if ctx.warm is not None else contextlib.nullcontext(None)
+        with leased as slot:
+            scratch = (slot.new_scratch() if slot is not None
+                       else ctx.work_root / f"py-{uuid.uuid4().hex}")
+            try:
+                return self._execute(plan, env, ctx, scratch, outcome, slot)
+            except (_Infra, OSError) as exc:
+                return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
+            finally:
+                remove_tree(scratch)
 
     def _execute(
         self, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
-        outcome: Callable[..., Outcome],
+        outcome: Callable[..., Outcome], slot: Slot | None,
     ) -> Outcome:
         sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
         strategy = choose_strategy(ctx.sandbox.isolation, sealed=sealed)
         workspace = scratch / "project"
-        scratch.mkdir(parents=True)
+        scratch.mkdir(parents=True, exist_ok=True)
         (scratch / "tmp").mkdir()
         if plan.base is None:
             workspace.mkdir()
@@ -386,9 +395,17 @@ class PythonProjectRunner(Runner):
             limits=ctx.limits,
             hostname=hostname,
         )
-        result = ctx.sandbox.run(request)
+        if slot is not None and platform is None:
+            # The project tree is never preloaded (it changes per sample): only what it uses.
+            project_dirs = [plan.base] if plan.base is not None else []
+            result, executor = slot.run(request, stdlib=WARM_STDLIB, project_dirs=project_dirs)
+        else:
+            # The compat view mounts the official tree per sample: only a fresh sandbox can.
+            result, executor = ctx.sandbox.run(request), "fresh"
         report = _read_result(result_path)
         judged = _judge(result, report, marker, outcome)
+        judged = judged.model_copy(update={
+            "provenance": judged.provenance.model_copy(update={"executor": executor})})
         plan.machine_bound = _machine_bound(plan.changed.get(plan.target, ""))
         return _with_notes(judged, plan, ctx, notes)
 

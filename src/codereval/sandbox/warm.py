@@ -1,0 +1,841 @@
+"""The warm executor: long-lived sandboxed Python workers that fork each sample.
+
+A fresh sandbox, interpreter and cgroup per sample costs tens of milliseconds before the test
+starts, and a project's imports are paid again for every sample. Here a worker is started once
+per (environment, worker slot): bubblewrap as in the fresh path (read-only root, no network,
+private /tmp, /run and /dev, no capabilities), its own cgroup, and inside it a fork server
+(warm_server.py, pid 1 of the sandbox) with the interpreter initialised and the project's
+third-party modules imported. Each sample runs in a child forked from it.
+
+Per sample the host makes fresh cgroups (memory, pids, cpuacct, the fresh path's limits), hands
+the server pipes for stdin/stdout/stderr and descriptors of the cgroups' ``cgroup.procs``, and
+supervises as the fresh path does (wall time, CPU time of the whole tree, output caps). The
+child joins its cgroups before any sample code runs. When the sample ends the server kills
+every process left in its sandbox and empties /tmp, /run and /dev/shm, the cgroups are
+emptied and removed, and when the slot is released its directory is emptied; any sign that this
+failed retires the worker, and the next sample gets a new one.
+
+Slots: a slot is one engine worker's lease (``WarmPool.slot()``); it owns a directory mounted
+writable in its workers, where each sample's scratch is created with an unguessable name. Only
+one sample at a time runs in a slot, so a sample sees no other sample's files.
+
+A request is served warm when its program is a Python interpreter run as ``python [-I -u -E
+-s -B] script|-c code [args]``; anything else (``sh``, a compiler) is exec'd from a forked child
+in the same sandbox. Requests whose mounts move a path (the compat view of the original
+platform) cannot be served by a sandbox already set up and go to the fresh sandbox instead.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import json
+import logging
+import os
+import re
+import secrets
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from codereval.errors import UserError
+from codereval.sandbox._common import allocation_failed, cpu_limit_hit, error_result, to_result
+from codereval.sandbox._supervise import OutputCap, Supervised, find_program
+from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
+from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.cgroup import RunCgroup, probe
+from codereval.workspace import remove_tree
+
+log = logging.getLogger("codereval.warm")
+
+EXECUTORS = ("fresh", "warm")
+_MIB = 1 << 20
+_PY_NAME = re.compile(r"python(\d+(\.\d+)?)?$")
+# Interpreter flags a warm worker can reproduce: it is started with the same ones.
+_PY_FLAGS = frozenset({"-I", "-u", "-E", "-s", "-B"})
+_START_TIMEOUT = 180.0
+_REPLY_TIMEOUT = 10.0
+# After the wall time or a kill, how long the server may take to report the child's end.
+_KILL_GRACE = 3.0
+_DRAIN_GRACE = 0.3
+_WATCH_INTERVAL = 0.1
+_CHUNK = 1 << 16
+_SERVER_PROCESSES = 8
+_MAX_PACKET = 4 << 20
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preload:
+    """Which third-party modules a project's worker imports before forking.
+
+    ``auto``: every top-level module in the environment's site-packages whose import shows no
+    side effect (threads, processes, open files, signal handlers, atexit hooks, files written,
+    the project's own modules imported) in a probe; ``none``: nothing; ``modules``: exactly
+    these, imported even when the probe finds side effects (the probe's findings are logged).
+    """
+
+    mode: str = "auto"
+    modules: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Preload:
+        value = text.strip()
+        if value in ("auto", "none"):
+            return cls(mode=value)
+        names = tuple(n.strip() for n in value.split(",") if n.strip())
+        bad = [n for n in names if not all(part.isidentifier() for part in n.split("."))]
+        if not names or bad:
+            raise UserError(
+                f"--preload {text!r} is not auto, none or a comma-separated list of modules",
+                hint="e.g. --preload auto, --preload none, --preload numpy,requests",
+            )
+        return cls(mode="modules", modules=names)
+
+    def config(self) -> str | list[str]:
+        return list(self.modules) if self.mode == "modules" else self.mode
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonCall:
+    """A request's program read as a Python invocation."""
+
+    flags: tuple[str, ...]
+    script: str | None
+    code: str | None
+    argv: tuple[str, ...]  # what sys.argv holds in a fresh interpreter
+
+
+def python_call(argv: Sequence[str]) -> PythonCall | None:
+    """``python [flags] script|-c code [args]`` with flags a worker reproduces, else None."""
+    if not argv or not os.path.isabs(argv[0]) or not _PY_NAME.match(os.path.basename(argv[0])):
+        return None
+    flags: list[str] = []
+    rest = list(argv[1:])
+    while rest and rest[0] in _PY_FLAGS:
+        flags.append(rest.pop(0))
+    if not rest or (rest[0].startswith("-") and rest[0] != "-c"):
+        return None
+    if rest[0] == "-c":
+        if len(rest) < 2:
+            return None
+        return PythonCall(flags=tuple(sorted(set(flags))), script=None, code=rest[1],
+                          argv=("-c", *rest[2:]))
+    return PythonCall(flags=tuple(sorted(set(flags))), script=rest[0], code=None,
+                      argv=tuple(rest))
+
+
+@dataclass(frozen=True)
+class WorkerKey:
+    """Everything fixed when a worker starts; requests that agree on it share workers."""
+
+    python: str
+    flags: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    mounts: tuple[Mount, ...]
+    hostname: str | None
+    network: bool
+    stdlib: tuple[str, ...]
+    project_dirs: tuple[str, ...]
+    # A scratch outside every slot (the Sandbox adapter's callers): bound into this worker only.
+    extra_scratch: str = ""
+
+
+def _server_env(env: dict[str, str], scratch: Path) -> tuple[tuple[str, str], ...]:
+    """The request's environment minus what changes per sample (set again in each child)."""
+    marker = str(scratch)
+    kept = {k: v for k, v in env.items() if k != "PYTHONPATH" and marker not in v}
+    return tuple(sorted(kept.items()))
+
+
+def _child_rlimits(limits: Limits, *, memory_cgroup: bool, pids_cgroup: bool) -> list[Any]:
+    """The fresh path's prlimit words, as setrlimit calls made in the child after fork."""
+    words: list[Any] = [["RLIMIT_CORE", 0, 0]]
+    if limits.cpu_time is not None:
+        soft = max(1, int(-(-limits.cpu_time // 1)))
+        words.append(["RLIMIT_CPU", soft, soft + 1])
+    if limits.file_size_mb is not None:
+        size = limits.file_size_mb * _MIB
+        words.append(["RLIMIT_FSIZE", size, size])
+    if not pids_cgroup and limits.processes is not None and os.geteuid() != 0:
+        words.append(["RLIMIT_NPROC", limits.processes, limits.processes])
+    if not memory_cgroup and limits.memory_mb is not None and limits.address_space:
+        size = limits.memory_mb * _MIB
+        words.append(["RLIMIT_AS", size, size])
+    return words
+
+
+def _applied(words: list[Any]) -> list[str]:
+    names = {"RLIMIT_CPU": "cpu", "RLIMIT_FSIZE": "fsize", "RLIMIT_NPROC": "nproc",
+             "RLIMIT_AS": "as"}
+    return [names[w[0]] for w in words if w[0] in names]
+
+
+class WorkerError(Exception):
+    """The worker could not start or stopped answering (ours to handle, not the sample's)."""
+
+
+def _send(sock: socket.socket, message: dict[str, Any], fds: Sequence[int] = ()) -> None:
+    data = json.dumps(message).encode()
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        sock.send(data)
+
+
+def _receive(sock: socket.socket, timeout: float) -> dict[str, Any]:
+    sock.settimeout(timeout)
+    try:
+        # The packet's own length, not the largest: a big buffer costs a page fault per page.
+        length = sock.recv_into(bytearray(1), 1, socket.MSG_PEEK | socket.MSG_TRUNC)
+        data = sock.recv(max(1, min(length, _MAX_PACKET)))
+    except TimeoutError:
+        raise WorkerError(f"the warm worker did not answer within {timeout:g}s") from None
+    except OSError as error:
+        raise WorkerError(f"the warm worker's channel failed: {error}") from None
+    finally:
+        sock.settimeout(None)
+    if not data:
+        raise WorkerError("the warm worker exited")
+    value = json.loads(data)
+    if not isinstance(value, dict):
+        raise WorkerError("the warm worker sent a malformed message")
+    return value
+
+
+class WarmWorker:
+    """One fork server in its sandbox. Used by one thread at a time (its slot's holder)."""
+
+    def __init__(self, *, key: WorkerKey, slot_dirs: tuple[Path, ...], home: Path,
+                 bwrap: BwrapSandbox,
+                 limits: Limits, preload: Preload, trusted: Sequence[str] | None) -> None:
+        self.key = key
+        self.slot_dirs = slot_dirs
+        self.home = home
+        self.broken = ""
+        self.preloaded: list[str] = []
+        self.skipped: dict[str, str] = {}
+        self.last_used = time.monotonic()
+        self._bwrap = bwrap
+        self._cgroups = tuple(probe()[0]) if bwrap.isolation.startswith("bwrap+cgroup") else ()
+        self._cgroup: RunCgroup | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._cleaning = False
+        self._start(limits, preload, trusted)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _start(self, limits: Limits, preload: Preload, trusted: Sequence[str] | None) -> None:
+        key = self.key
+        self.home.mkdir(parents=True, exist_ok=True)
+        server = self.home / "warm_server.py"
+        server.write_text(
+            resources.files("codereval.sandbox").joinpath("warm_server.py").read_text("utf-8"),
+            encoding="utf-8",
+        )
+        mounts = [*key.mounts, Mount(source=self.home, target=self.home)]
+        # The slot's folders are where its samples' scratch directories are made.
+        scratch = Path(key.extra_scratch) if key.extra_scratch else self.slot_dirs[0]
+        mounts += [Mount(source=d, target=d, writable=True) for d in self.slot_dirs
+                   if d != scratch]
+        host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        request = ExecRequest(
+            argv=(key.python, *key.flags, str(server), str(child.fileno())),
+            cwd=Path("/"),
+            scratch=scratch,
+            env=dict(key.env),
+            mounts=tuple(mounts),
+            limits=limits,
+            network=key.network,
+            hostname=key.hostname,
+        )
+        try:
+            words = self._bwrap._bwrap_argv(request)
+        except ValueError as error:
+            host.close()
+            child.close()
+            raise WorkerError(f"sandbox setup: {error}") from None
+        # The server is the sandbox's init: signals from inside cannot reach it.
+        argv = [*words[:-1], "--as-pid-1", "--", *request.argv]
+        prlimit = find_program("prlimit")
+        if prlimit is not None:
+            argv = [prlimit, "--core=0", "--", *argv]
+        if self._cgroups:
+            memory = None if limits.memory_mb is None else limits.memory_mb * _MIB
+            self._cgroup = RunCgroup.create(memory_bytes=memory, pids_max=_SERVER_PROCESSES)
+            argv = [*self._cgroup.join_prefix(_sh()), *argv]
+        with open(self.home / "server.log", "wb") as log_file:
+            try:
+                self._proc = subprocess.Popen(
+                    argv, cwd="/", env={"PATH": os.defpath}, stdin=subprocess.DEVNULL,
+                    stdout=log_file, stderr=log_file, pass_fds=(child.fileno(),),
+                    start_new_session=True,
+                )
+            except OSError as error:
+                host.close()
+                child.close()
+                self.close()
+                raise WorkerError(f"cannot start the warm worker: {error}") from None
+        child.close()
+        self._sock = host
+        config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  "environ": dict(key.env),
+                  # Third-party modules are a project's; a bare interpreter gets the stdlib.
+                  "preload": "none" if trusted is not None or not key.project_dirs
+                  else preload.config(),
+                  "trusted": list(trusted or [])}
+        try:
+            _send(host, config)
+            ready = _receive(host, _START_TIMEOUT)
+        except (WorkerError, OSError) as error:
+            self.close()
+            raise WorkerError(f"{error}; {self._log_tail()}") from None
+        if not ready.get("ready"):
+            self.close()
+            raise WorkerError(str(ready.get("error") or "the warm worker refused to start"))
+        self.preloaded = list(ready.get("preloaded", []))
+        self.skipped = dict(ready.get("skipped", {}))
+
+    def _log_tail(self) -> str:
+        try:
+            text = (self.home / "server.log").read_text(errors="replace").strip()
+        except OSError:
+            return "no server log"
+        return f"server log: {text[-400:]}" if text else "the server printed nothing"
+
+    @property
+    def alive(self) -> bool:
+        return not self.broken and self._proc is not None and self._proc.poll() is None
+
+    def settle(self) -> bool:
+        """Wait for the last sample's clean-up; True when the worker may serve the next."""
+        if self._cleaning and self._sock is not None and not self.broken:
+            self._cleaning = False
+            try:
+                problems = list(_receive(self._sock, _REPLY_TIMEOUT).get("problems", []))
+            except WorkerError as failure:
+                problems = [str(failure)]
+            if problems:
+                self.broken = "; ".join(problems)
+                log.info("retiring a warm worker after a sample: %s", self.broken)
+        return self.alive
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                _send(sock, {"op": "exit"})
+            sock.close()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+            self._cgroup.remove()
+            self._cgroup = None
+        remove_tree(self.home)
+
+    # -- one sample -----------------------------------------------------------------------
+
+    def run(self, request: ExecRequest, call: PythonCall | None) -> ExecResult:
+        """Run one request in a child of the server; the server kills what it left."""
+        assert self._sock is not None
+        if not self.settle():
+            return error_result(f"the warm worker is unusable: {self.broken}", isolation="bwrap")
+        self.last_used = time.monotonic()
+        limits = request.limits
+        cgroup: RunCgroup | None = None
+        if self._cgroups:
+            try:
+                cgroup = RunCgroup.create(
+                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
+                    pids_max=limits.processes,
+                )
+            except OSError as error:
+                return error_result(f"cannot create the run's cgroup: {error}",
+                                    isolation="bwrap")
+        controllers = cgroup.controllers if cgroup is not None else ()
+        words = _child_rlimits(limits, memory_cgroup="memory" in controllers,
+                               pids_cgroup="pids" in controllers)
+        isolation = "bwrap"
+        if controllers:
+            isolation += f"+cgroup({','.join(controllers)})"
+        if _applied(words):
+            isolation += f"+rlimit({','.join(_applied(words))})"
+        if request.network:
+            isolation += "+net"
+        try:
+            result = self._run(request, call, cgroup, words, isolation)
+        finally:
+            if cgroup is not None:
+                survivors = not cgroup.kill_all()
+                leftover = not cgroup.remove()
+                if survivors or leftover:
+                    self.broken = "processes survived the sample's cgroup kill"
+        return result
+
+    def _run(self, request: ExecRequest, call: PythonCall | None, cgroup: RunCgroup | None,
+             words: list[Any], isolation: str) -> ExecResult:
+        sock = self._sock
+        assert sock is not None
+        limits = request.limits
+        message: dict[str, Any] = {
+            "op": "run", "mode": "python" if call is not None else "exec",
+            "argv": list(request.argv), "cwd": str(request.cwd), "env": request.env,
+            "rlimits": words,
+        }
+        if call is not None:
+            message.update(script=call.script, code=call.code, py_argv=list(call.argv),
+                           isolated="-I" in call.flags,
+                           ignore_env="-I" in call.flags or "-E" in call.flags)
+        cg_fds = [os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+                  for d in (cgroup.dirs.values() if cgroup is not None else ())]
+        stdin_r, stdin_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        started = time.monotonic()
+        try:
+            _send(sock, message, [stdin_r, out_w, err_w, *cg_fds])
+        except OSError as error:
+            for fd in (stdin_r, stdin_w, out_r, out_w, err_r, err_w, *cg_fds):
+                os.close(fd)
+            self.broken = f"cannot reach the warm worker: {error}"
+            return error_result(self.broken, isolation=isolation)
+        finally:
+            for fd in cg_fds:
+                os.close(fd)
+        for fd in (stdin_r, out_w, err_w):
+            os.close(fd)
+        watch = cgroup if cgroup is not None and "cpuacct" in cgroup.controllers else None
+        seen = self._supervise(sock, request.stdin, stdin_w, out_r, err_r, started=started,
+                               limits=limits, cgroup=cgroup, watch=watch)
+        if not self.broken:
+            # The server kills what is left and empties its folders while we judge; the
+            # answer is read before the worker serves again (settle).
+            try:
+                _send(sock, {"op": "clean"})
+                self._cleaning = True
+            except OSError as failure:
+                self.broken = f"cannot reach the warm worker: {failure}"
+        status, setup_error = seen.pop("status"), str(seen.pop("error"))
+        if status is None and not seen["timed_out"] and not seen["watch_reason"]:
+            return error_result(f"the warm worker died during the sample ({self.broken})",
+                                isolation=isolation)
+        if setup_error:
+            return error_result(_setup_message(setup_error), isolation=isolation)
+        code = None if status is None else os.waitstatus_to_exitcode(status)
+        supervised = Supervised(
+            exit_code=code if code is not None and code >= 0 else None,
+            signal=-code if code is not None and code < 0 else signal.SIGKILL
+            if code is None else None,
+            wall_time=seen["wall"], rusage_cpu=0.0, stdout=seen["stdout"],
+            stderr=seen["stderr"], timed_out=seen["timed_out"],
+            watch_reason=seen["watch_reason"], output_truncated=seen["truncated"],
+        )
+        cpu_time = cgroup.cpu_time() if cgroup is not None else None
+        controllers = cgroup.controllers if cgroup is not None else ()
+        if cgroup is not None and "memory" in controllers:
+            memory_exceeded = cgroup.oom_killed() and not supervised.timed_out
+        else:
+            memory_exceeded = any(w[0] == "RLIMIT_AS" for w in words) and allocation_failed(
+                supervised)
+        timed_out = (supervised.timed_out or bool(supervised.watch_reason)
+                     or cpu_limit_hit(supervised, cpu_time=cpu_time, limit=limits.cpu_time))
+        return to_result(supervised, isolation=isolation, cpu_time=cpu_time,
+                         timed_out=timed_out, memory_exceeded=memory_exceeded and not timed_out)
+
+    def _supervise(self, sock: socket.socket, stdin: bytes | None, stdin_w: int, out_r: int,
+                   err_r: int, *, started: float, limits: Limits, cgroup: RunCgroup | None,
+                   watch: RunCgroup | None) -> dict[str, Any]:
+        """Feed stdin, collect output, enforce wall and CPU time until the server reports."""
+        outputs = {"stdout": OutputCap(limits.output_bytes),
+                   "stderr": OutputCap(limits.output_bytes)}
+        selector = selectors.DefaultSelector()
+        selector.register(sock, selectors.EVENT_READ, "exit")
+        selector.register(out_r, selectors.EVENT_READ, "stdout")
+        selector.register(err_r, selectors.EVENT_READ, "stderr")
+        pending = memoryview(stdin or b"")
+        os.set_blocking(stdin_w, False)
+        if pending:
+            selector.register(stdin_w, selectors.EVENT_WRITE, "stdin")
+        else:
+            os.close(stdin_w)
+            stdin_w = -1
+        deadline = started + limits.wall_time
+        next_watch = started + _WATCH_INTERVAL
+        timed_out = False
+        watch_reason = ""
+        killed_at: float | None = None
+        status: int | None = None
+        error = ""
+        ended: float | None = None
+        try:
+            while ended is None:
+                now = time.monotonic()
+                if killed_at is None:
+                    if now >= deadline:
+                        timed_out = True
+                    elif watch is not None and now >= next_watch:
+                        next_watch = now + _WATCH_INTERVAL
+                        used = watch.cpu_time()
+                        if (used is not None and limits.cpu_time is not None
+                                and used > limits.cpu_time):
+                            watch_reason = (f"CPU time of the process tree exceeded "
+                                            f"{limits.cpu_time:g}s")
+                    if timed_out or watch_reason:
+                        killed_at = now
+                        self._kill(sock, cgroup)
+                elif now - killed_at > _KILL_GRACE:
+                    self.broken = "the warm worker did not report a killed sample's end"
+                    break
+                limit = (killed_at + _KILL_GRACE if killed_at is not None
+                         else min(deadline, next_watch if watch is not None else deadline))
+                for key, _ in selector.select(max(limit - now, 0.0)):
+                    if key.data == "exit":
+                        try:
+                            reply = _receive(sock, _REPLY_TIMEOUT)
+                        except WorkerError as failure:
+                            self.broken = str(failure)
+                            ended = time.monotonic()
+                            break
+                        status, error = reply.get("exit"), str(reply.get("error", ""))
+                        ended = time.monotonic()
+                    elif key.data == "stdin":
+                        try:
+                            written = os.write(stdin_w, pending[:_CHUNK])
+                        except BlockingIOError:
+                            continue
+                        except BrokenPipeError:
+                            written = len(pending)
+                        pending = pending[written:]
+                        if not pending:
+                            selector.unregister(stdin_w)
+                            os.close(stdin_w)
+                            stdin_w = -1
+                    else:
+                        _read(selector, key.fd, outputs[key.data])
+            wall = (ended or time.monotonic()) - started
+            if cgroup is not None:
+                # Daemons the sample left must not hold the pipes open while we drain.
+                cgroup.kill_all()
+            _drain(selector, outputs)
+        finally:
+            selector.close()
+            for fd in (stdin_w, out_r, err_r):
+                if fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+        return {"status": status, "error": error, "wall": wall, "timed_out": timed_out,
+                "watch_reason": watch_reason, "stdout": outputs["stdout"].value(),
+                "stderr": outputs["stderr"].value(),
+                "truncated": outputs["stdout"].truncated or outputs["stderr"].truncated}
+
+    def _kill(self, sock: socket.socket, cgroup: RunCgroup | None) -> None:
+        if cgroup is not None:
+            cgroup.kill_all()
+        else:
+            with contextlib.suppress(OSError):
+                _send(sock, {"op": "kill"})
+
+
+def _read(selector: selectors.BaseSelector, fd: int, cap: OutputCap) -> None:
+    try:
+        data = os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return
+    if data:
+        cap.add(data)
+    else:
+        selector.unregister(fd)
+
+
+def _drain(selector: selectors.BaseSelector, outputs: dict[str, OutputCap]) -> None:
+    for key in list(selector.get_map().values()):
+        if key.data not in outputs:
+            selector.unregister(key.fd)
+    grace_end = time.monotonic() + _DRAIN_GRACE
+    while selector.get_map():
+        remaining = grace_end - time.monotonic()
+        if remaining <= 0:
+            return
+        for key, _ in selector.select(remaining):
+            _read(selector, key.fd, outputs[key.data])
+
+
+def _setup_message(error: str) -> str:
+    if error.startswith("execvp "):
+        return f"bwrap: {error}"
+    return f"warm worker: {error}"
+
+
+def _sh() -> str:
+    return find_program("sh") or "/bin/sh"
+
+
+def _host_python() -> str:
+    """The interpreter that serves requests for other programs (they are exec'd by a child)."""
+    import sys
+
+    return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+
+
+_SHM = Path("/dev/shm")
+_SHM_PREFIX = "codereval-warm-"
+
+
+def _memory_root() -> Path | None:
+    """A private folder on the /dev/shm tmpfs for small scratch, or None where there is none.
+
+    Named with our pid, so that folders left by evaluations killed with -9 are swept here.
+    """
+    if not (_SHM.is_dir() and os.access(_SHM, os.W_OK)):
+        return None
+    for stale in _SHM.glob(f"{_SHM_PREFIX}*-*"):
+        pid = stale.name[len(_SHM_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+    try:
+        path = _SHM / f"{_SHM_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        path.mkdir(mode=0o700)
+    except OSError:
+        return None
+    return path
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+class Slot:
+    """One engine worker's lease on the pool: a private directory and the workers bound to it."""
+
+    def __init__(self, pool: WarmPool, index: int, dirs: tuple[Path, ...]) -> None:
+        self.pool = pool
+        self.index = index
+        # On the work root's filesystem (workspaces hard-link their base), then on a tmpfs
+        # when there is one (small scratch: creating and removing it costs a tenth there).
+        self.dirs = dirs
+
+    def new_scratch(self, *, in_memory: bool = False) -> Path:
+        """A fresh scratch directory for one sample: unguessable name, mode 0700."""
+        path = self.dirs[-1 if in_memory else 0] / f"s-{secrets.token_hex(16)}"
+        path.mkdir(mode=0o700)
+        return path
+
+    def accepts(self, request: ExecRequest) -> str:
+        """'' when a warm worker can serve the request, else why the fresh sandbox must."""
+        for mount in request.mounts:
+            if mount.writable or mount.source.resolve() != mount.target.resolve():
+                return f"the request mounts {mount.source} at {mount.target} (writable or moved)"
+        return ""
+
+    def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
+            project_dirs: Sequence[Path] = ()) -> tuple[ExecResult, str]:
+        """Run the request; returns the result and the executor that produced it."""
+        return self.pool._run(self, request, stdlib=tuple(stdlib),
+                              project_dirs=tuple(str(p) for p in project_dirs))
+
+
+@dataclass(kw_only=True)
+class _Entry:
+    worker: WarmWorker
+    busy: bool = False
+
+
+@dataclass(kw_only=True)
+class _State:
+    slots: int = 0
+    free: list[int] = field(default_factory=list)
+    workers: dict[tuple[WorkerKey, int], _Entry] = field(default_factory=dict)
+    # Modules an earlier worker of the environment preloaded after probing them.
+    trusted: dict[WorkerKey, list[str]] = field(default_factory=dict)
+    unavailable: dict[WorkerKey, str] = field(default_factory=dict)
+    closed: bool = False
+
+
+class WarmPool:
+    """Warm workers keyed by (environment, slot), owned by one evaluation; thread-safe."""
+
+    def __init__(self, *, sandbox: Sandbox, root: Path, preload: Preload | None = None,
+                 max_workers: int = 4) -> None:
+        if not isinstance(sandbox, BwrapSandbox):
+            raise UserError(
+                f"the warm executor needs the bwrap sandbox (isolation here: {sandbox.isolation})",
+                hint="install bubblewrap, or pass --executor fresh",
+            )
+        self.sandbox = sandbox
+        self.root = root
+        self.preload = preload or Preload()
+        self.max_workers = max(1, max_workers)
+        self._lock = threading.Lock()
+        self._state = _State()
+        root.mkdir(parents=True, exist_ok=True)
+        memory = _memory_root()
+        self._roots = (root,) if memory is None else (root, memory)
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[Slot]:
+        with self._lock:
+            if self._state.closed:
+                raise RuntimeError("the warm pool is closed")
+            if self._state.free:
+                index = self._state.free.pop()
+            else:
+                index = self._state.slots
+                self._state.slots += 1
+        dirs = tuple(root / f"slot-{index}" for root in self._roots)
+        for directory in dirs:
+            directory.mkdir(mode=0o700, exist_ok=True)
+        try:
+            yield Slot(self, index, dirs)
+        finally:
+            # Whatever the sample left beside its scratch goes before the next lease.
+            for directory in dirs:
+                for entry in list(directory.iterdir()):
+                    if entry.is_dir() and not entry.is_symlink():
+                        remove_tree(entry)
+                    else:
+                        entry.unlink()
+            with self._lock:
+                self._state.free.append(index)
+
+    def _run(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
+             project_dirs: tuple[str, ...]) -> tuple[ExecResult, str]:
+        if slot.accepts(request):
+            return self.sandbox.run(request), "fresh"
+        call = python_call(request.argv)
+        in_slot = any(_inside(request.scratch, d) for d in slot.dirs)
+        key = WorkerKey(
+            python=request.argv[0] if call is not None else _host_python(),
+            flags=call.flags if call is not None else (),
+            env=_server_env(request.env, request.scratch),
+            mounts=tuple(sorted(request.mounts, key=lambda m: (str(m.target), str(m.source)))),
+            hostname=request.hostname,
+            network=request.network,
+            stdlib=stdlib,
+            project_dirs=project_dirs,
+            extra_scratch="" if in_slot else str(request.scratch),
+        )
+        with self._lock:
+            reason = self._state.unavailable.get(key)
+        if reason is not None:
+            return self.sandbox.run(request), "fresh"
+        try:
+            entry = self._acquire(key, slot, request.limits)
+        except WorkerError as error:
+            log.warning("warm worker unavailable, running fresh: %s", error)
+            with self._lock:
+                self._state.unavailable[key] = str(error)
+            return self.sandbox.run(request), "fresh"
+        try:
+            result = entry.worker.run(request, call)
+        finally:
+            self._release(key, slot, entry)
+        return result, "warm"
+
+    def _acquire(self, key: WorkerKey, slot: Slot, limits: Limits) -> _Entry:
+        with self._lock:
+            entry = self._state.workers.get((key, slot.index))
+            if entry is not None:
+                entry.busy = True
+        if entry is not None:
+            if entry.worker.settle():
+                return entry
+            self._release(key, slot, entry)
+        with self._lock:
+            trusted = self._state.trusted.get(key)
+            evicted = self._evict()
+        for old in evicted:
+            old.close()
+        home = self.root / f"worker-{secrets.token_hex(8)}"
+        try:
+            worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
+                                limits=limits, preload=self.preload, trusted=trusted)
+        except WorkerError:
+            if trusted is not None or self.preload.mode == "none" or not key.project_dirs:
+                raise
+            # A preload that breaks the server: start without it rather than not at all.
+            worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
+                                limits=limits, preload=Preload(mode="none"), trusted=None)
+        if trusted is None and worker.skipped:
+            log.info("warm worker %s: not preloaded: %s", key.python, worker.skipped)
+        entry = _Entry(worker=worker, busy=True)
+        with self._lock:
+            if key not in self._state.trusted:
+                self._state.trusted[key] = [m for m in worker.preloaded if m not in key.stdlib]
+            self._state.workers[(key, slot.index)] = entry
+        return entry
+
+    def _evict(self) -> list[WarmWorker]:
+        """Least recently used idle workers beyond the limit (the caller holds the lock)."""
+        workers = self._state.workers
+        idle = sorted((e.worker.last_used, k) for k, e in workers.items() if not e.busy)
+        out: list[WarmWorker] = []
+        while len(workers) - len(out) >= self.max_workers and idle:
+            _, k = idle.pop(0)
+            out.append(workers.pop(k).worker)
+        return out
+
+    def _release(self, key: WorkerKey, slot: Slot, entry: _Entry) -> None:
+        with self._lock:
+            entry.busy = False
+            retire = not entry.worker.alive
+            if retire and self._state.workers.get((key, slot.index)) is entry:
+                del self._state.workers[(key, slot.index)]
+        if retire:
+            entry.worker.close()
+
+    def workers(self) -> list[WarmWorker]:
+        with self._lock:
+            return [e.worker for e in self._state.workers.values()]
+
+    def close(self) -> None:
+        with self._lock:
+            self._state.closed = True
+            entries = list(self._state.workers.values())
+            self._state.workers.clear()
+        for entry in entries:
+            entry.worker.close()
+        for folder in self._roots:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+class WarmSandbox(Sandbox):
+    """The warm executor behind the plain Sandbox interface (for the conformance suite).
+
+    Each call leases a slot; a request whose scratch lies outside the slot gets a worker with
+    that scratch bound (reused while the same scratch comes again).
+    """
+
+    name = "warm"
+
+    def __init__(self, *, root: Path, preload: Preload | None = None) -> None:
+        self.pool = WarmPool(sandbox=BwrapSandbox(), root=root, preload=preload)
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        return BwrapSandbox.unavailable_reason()
+
+    @property
+    def isolation(self) -> str:
+        return self.pool.sandbox.isolation
+
+    def run(self, request: ExecRequest) -> ExecResult:
+        with self.pool.slot() as slot:
+            result, _ = slot.run(request)
+        return result
+
+    def close(self) -> None:
+        self.pool.close()

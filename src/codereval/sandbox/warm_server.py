@@ -1,0 +1,720 @@
+"""The fork server inside one warm worker: a sandboxed interpreter that forks each sample.
+
+Started by codereval.sandbox.warm as pid 1 of its own bubblewrap sandbox (read-only root, no
+network, private /tmp, no capabilities) with the project's interpreter, so keep it to Python 3.6
+syntax and the standard library; codereval never imports it. It talks to the host over a
+SOCK_SEQPACKET socket (one JSON message per packet, file descriptors attached with SCM_RIGHTS).
+
+Why pid 1: the kernel drops every signal sent to a namespace's init from inside the namespace
+unless init handles it, so a sample's ``os.kill(os.getppid(), 9)`` does nothing, exactly as with
+bubblewrap's own init in the fresh path. The server is also made non-dumpable, so a sample can
+neither ptrace it nor read its memory. It never learns a sample's completion marker: the marker
+travels in the stdin pipe that only the forked child reads.
+
+Each sample's child, before any sample code runs: joins its own cgroups (through descriptors the
+host opened), starts a new session, takes its stdio from the pipes the host passed, closes every
+other descriptor, restores default signal handlers, applies its rlimits, and then either runs
+Python code the way a fresh ``python [flags] script args`` would (new ``__main__``, ``sys.argv``,
+``sys.path``, environment, reseeded random generators; at the end thread shutdown, atexit and
+flushing as in interpreter finalisation) or execs any other program. After the child ends the
+server kills every process left in its namespace (``kill(-1, SIGKILL)`` from init spares only
+init), reaps them and empties /tmp, /run and /dev/shm, so the next sample starts clean.
+"""
+
+# ruff: noqa: UP031, SIM105  (runs under Python 3.6+ in project interpreters)
+import array
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import sys
+
+MAX_PACKET = 4 << 20
+# Filled by main(): the module search path a fresh interpreter of these flags starts with.
+BASE_PATH = []  # type: list[str]
+STARTUP_ENV = {}  # type: dict[str, str]
+WIPED = ("/tmp", "/run", "/dev/shm")
+SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+# What Python itself ignores at startup (writes then fail with EPIPE / EFBIG instead).
+PY_IGNORED = ("SIGPIPE", "SIGXFSZ")
+
+
+def _send(sock, message, fds=()):
+    data = json.dumps(message).encode("utf-8")
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        sock.send(data)
+
+
+def _receive(sock):
+    """One message and the descriptors attached to it; (None, []) when the host is gone."""
+    size = array.array("i").itemsize
+    data, ancillary, _, _ = sock.recvmsg(_packet_size(sock), socket.CMSG_SPACE(64 * size))
+    if not data:
+        return None, []
+    fds = array.array("i")
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % size)])
+    return json.loads(data.decode("utf-8")), list(fds)
+
+
+_PRCTL = []  # type: list[object]
+
+
+def _packet_size(sock):
+    """The next packet's length: a buffer of the largest size costs a page fault per page."""
+    probe = bytearray(1)
+    length = sock.recv_into(probe, 1, socket.MSG_PEEK | socket.MSG_TRUNC)
+    return max(1, min(length, MAX_PACKET))
+
+
+def _prctl_dumpable(value):
+    import ctypes
+
+    if not _PRCTL:
+        # Looked up once in the server: every child needs it and a lookup costs milliseconds.
+        _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+    if _PRCTL[0](4, value, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+# --------------------------------------------------------------------------- preloading
+
+
+def _snapshot(project_dirs):
+    # atexit handlers are no reason: each child runs its own copy at its end, as a fresh
+    # interpreter that imported the module would.
+    handlers = {}
+    for number in range(1, signal.NSIG):
+        try:
+            handlers[number] = repr(signal.getsignal(number))
+        except (ValueError, OSError):
+            pass
+    listing = {}
+    for folder in WIPED:
+        try:
+            listing[folder] = sorted(os.listdir(folder))
+        except OSError:
+            listing[folder] = []
+    return {
+        "threads": len(os.listdir("/proc/self/task")),
+        "fds": sorted(os.listdir("/proc/self/fd")),
+        "signals": handlers,
+        "cwd": os.getcwd(),
+        "environ": dict(os.environ),
+        "files": listing,
+        "children": _children(),
+        "hooks": [repr(sys.excepthook), repr(sys.displayhook), len(sys.meta_path),
+                  len(sys.path_hooks), repr(sys.stdout), repr(sys.stderr)],
+        "project": sorted(_project_modules(project_dirs)),
+    }
+
+
+def _children():
+    me = os.getpid()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == me:
+            found.append(int(name))
+    return found
+
+
+def _project_modules(project_dirs):
+    roots = [os.path.realpath(p) + os.sep for p in project_dirs]
+    hits = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and any(os.path.realpath(path).startswith(r) for r in roots):
+            hits.append(name)
+    return hits
+
+
+def _side_effects(before, after):
+    """What importing a module did beyond defining it: reasons not to preload it."""
+    reasons = []
+    if after["threads"] > before["threads"]:
+        reasons.append("started a thread")
+    if after["children"] != before["children"]:
+        reasons.append("started a process")
+    if after["fds"] != before["fds"]:
+        reasons.append("left a file descriptor open")
+    changed = [n for n in after["signals"] if after["signals"][n] != before["signals"].get(n)]
+    if changed:
+        reasons.append("installed signal handlers (%s)" % ", ".join(map(str, changed[:3])))
+    if after["cwd"] != before["cwd"]:
+        reasons.append("changed the working directory")
+    if after["environ"] != before["environ"]:
+        reasons.append("changed the environment")
+    if after["files"] != before["files"]:
+        reasons.append("wrote files in /tmp, /run or /dev/shm")
+    if after["hooks"] != before["hooks"]:
+        reasons.append("replaced interpreter hooks (excepthook, stdout, import hooks)")
+    if after["project"] != before["project"]:
+        reasons.append("imported the project's own modules (they change per sample)")
+    return reasons
+
+
+def _probe(name, project_dirs):
+    """Import ``name`` in a forked child; '' when clean, else why it must not be preloaded."""
+    import importlib
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        signal.alarm(60)
+        try:
+            before = _snapshot(project_dirs)
+            importlib.import_module(name)
+            reasons = _side_effects(before, _snapshot(project_dirs))
+            text = "; ".join(reasons)
+        except BaseException as exc:
+            text = "import failed: %s: %s" % (type(exc).__name__, str(exc)[:200])
+        os.write(write_fd, (text or "ok").encode("utf-8", "replace")[:4000])
+        os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while True:
+        chunk = os.read(read_fd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    _wait_for(pid)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return "" if text == "ok" else (text or "the import crashed the interpreter")
+
+
+def _wait_for(pid):
+    while True:
+        try:
+            reaped, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return None
+        if reaped == pid:
+            return status
+
+
+def _third_party(project_dirs):
+    """Top-level modules installed in site-packages, except the project's own and the tools."""
+    own = set()
+    for folder in project_dirs:
+        try:
+            for entry in os.listdir(folder):
+                own.add(entry[:-3] if entry.endswith(".py") else entry)
+        except OSError:
+            pass
+    tools = {"pip", "setuptools", "pkg_resources", "wheel", "easy_install", "site",
+             "sitecustomize", "usercustomize", "distutils", "virtualenv"}
+    names = set()
+    for folder in sys.path:
+        if os.path.basename(folder) not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            path = os.path.join(folder, entry)
+            if os.path.isdir(path):
+                if not os.path.isfile(os.path.join(path, "__init__.py")):
+                    continue
+                name = entry
+            elif entry.endswith(".py"):
+                name = entry[:-3]
+            elif entry.endswith(".so"):
+                name = entry.split(".", 1)[0]
+            else:
+                continue
+            if name.isidentifier() and not name.startswith("_") and name not in tools:
+                names.add(name)
+    return sorted(names - own)
+
+
+def _preload(config):
+    import importlib
+
+    project_dirs = config.get("project_dirs", [])
+    loaded, skipped = [], {}
+    for name in config.get("stdlib", []):
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except ImportError as exc:
+            skipped[name] = "import failed: %s" % exc
+    for name in config.get("trusted", []):
+        # Probed clean by an earlier worker of the same environment.
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except BaseException as exc:
+            skipped[name] = "import failed: %s" % type(exc).__name__
+    choice = config.get("preload", "none")
+    if choice == "auto":
+        candidates = _third_party(project_dirs)
+        forced = False
+    elif isinstance(choice, list):
+        candidates, forced = choice, True
+    else:
+        candidates, forced = [], False
+    for name in candidates:
+        reason = _probe(name, project_dirs)
+        if reason and not (forced and not reason.startswith("import failed")):
+            skipped[name] = reason
+            continue
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except BaseException as exc:
+            skipped[name] = "import failed: %s" % type(exc).__name__
+    threads = len(os.listdir("/proc/self/task"))
+    return loaded, skipped, threads
+
+
+# --------------------------------------------------------------------------- the sample's child
+
+
+def _reset_signals(python):
+    signal.set_wakeup_fd(-1)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for number in range(1, signal.NSIG):
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError, RuntimeError):
+            pass
+    if python:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for name in PY_IGNORED:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+def _close_other_fds(keep):
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _child(request, fds, error_fd):
+    """Become the sample's process. Never returns."""
+    import resource
+
+    stdio, cgroups = fds[:3], fds[3:]
+    try:
+        for fd in cgroups:
+            os.write(fd, b"0")
+            os.close(fd)
+    except OSError as exc:
+        os.write(error_fd, ("cgroup: cannot join the sample's cgroup (%s)" % exc).encode())
+        os._exit(125)
+    # No setsid: like the fresh path's command, the sample stays in init's session and group
+    # (init is immune to its signals; what it starts is found through its cgroup and killed).
+    for target, fd in enumerate(stdio):
+        os.dup2(fd, target)
+    _close_other_fds({error_fd})
+    python = request["mode"] == "python"
+    _reset_signals(python)
+    _prctl_dumpable(1)
+    try:
+        for name, soft, hard in request["rlimits"]:
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        os.chdir(request["cwd"])
+    except OSError as exc:
+        os.write(error_fd, ("setup: %s" % exc).encode())
+        os._exit(126)
+    os.environ.clear()
+    # What the interpreter added to its environment at startup (PEP 538's LC_CTYPE) first.
+    os.environ.update(STARTUP_ENV if python else {})
+    os.environ.update(request["env"])
+    # bubblewrap gives every command PWD, the directory it starts in.
+    os.environ["PWD"] = request["cwd"]
+    if not python:
+        argv = request["argv"]
+        try:
+            os.execvpe(argv[0], argv, dict(os.environ))
+        except OSError as exc:
+            os.write(error_fd, ("execvp %s: %s" % (argv[0], exc.strerror)).encode())
+            os._exit(127)
+    os.close(error_fd)
+    os._exit(_run_python(request))
+
+
+def _fresh_state(request):
+    """What a new interpreter would have: argv, path, __main__, random seeds, temp dir."""
+    import types
+
+    script = request.get("script")
+    sys.argv[:] = request["py_argv"]
+    path = list(BASE_PATH)
+    if not request.get("ignore_env"):
+        extra = request["env"].get("PYTHONPATH", "")
+        path[0:0] = [os.path.abspath(p) if p else os.getcwd() for p in extra.split(os.pathsep)
+                     if extra]
+    if not request.get("isolated"):
+        path.insert(0, os.path.dirname(os.path.abspath(script)) if script else "")
+    # The finders cached for the shared entries stay: they notice changes by directory mtime.
+    sys.path[:] = path
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = sys.modules["builtins"]
+    if script:
+        main.__file__ = os.path.abspath(script)
+        main.__cached__ = None
+    sys.modules["__main__"] = main
+    # os.fork keeps the parent's generator state: every sample would draw the same numbers.
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        try:
+            numpy_random.seed()
+        except Exception:
+            pass
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None
+    return main
+
+
+def _run_python(request):
+    main = _fresh_state(request)
+    script = request.get("script")
+    status = 0
+    try:
+        if script:
+            try:
+                with open(script, "rb") as handle:
+                    source = handle.read()
+            except OSError as exc:
+                sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (
+                    request["argv"][0], script, exc.errno, exc.strerror))
+                return _finish(2)
+            filename = main.__file__
+        else:
+            source, filename = request["code"], "<string>"
+        try:
+            code = compile(source, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            kind, value = sys.exc_info()[:2]
+            # A fresh interpreter reports a compile error with no traceback above it.
+            if value is not None:
+                value.__traceback__ = None
+            sys.excepthook(kind, value, None)
+            return _finish(1)
+        exec(code, main.__dict__)
+    except SystemExit as exc:
+        status = _exit_status(exc)
+    except BaseException:
+        kind, value, tb = sys.exc_info()
+        # The traceback starts at the sample's code, as a fresh interpreter's does.
+        tb = tb.tb_next if tb is not None else None
+        if value is not None:
+            value.__traceback__ = tb
+        sys.excepthook(kind, value, tb)
+        status = 1
+        if kind is KeyboardInterrupt and sys.version_info >= (3, 8):
+            status = -signal.SIGINT
+    return _finish(status)
+
+
+def _exit_status(exc):
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _finish(status):
+    """Interpreter finalisation, in its order: join threads, atexit, flush std streams."""
+    threading = sys.modules.get("threading")
+    if threading is not None and hasattr(threading, "_shutdown"):
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for stream, code in ((sys.stdout, 120), (sys.stderr, None)):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:
+            if code is not None and status == 0:
+                status = code
+    if status < 0:
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    return status
+
+
+# --------------------------------------------------------------------------- the server
+
+
+def _reap_all():
+    """Kill every process in the namespace but this one and reap them. False if some stay."""
+    import time
+
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    give_up = time.monotonic() + 3.0
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:
+            if time.monotonic() > give_up:
+                return False
+            time.sleep(0.001)
+
+
+def _force_remove(path):
+    """Remove a file or tree even where the sample took away the permissions (it owns them)."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        os.unlink(path)
+        return
+    os.chmod(path, 0o700)
+    for folder, dirs, _ in os.walk(path):
+        for name in dirs:
+            sub = os.path.join(folder, name)
+            if not os.path.islink(sub):
+                os.chmod(sub, 0o700)
+    shutil.rmtree(path)
+
+
+def _mount_points():
+    points = set()
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            points.add(line.split()[4].replace("\\040", " "))
+    return points
+
+
+def _wipe(folder, keep):
+    """Remove everything below ``folder`` except the mounts in ``keep`` and the way to them."""
+    for entry in os.listdir(folder):
+        path = os.path.join(folder, entry)
+        if path in keep:
+            continue
+        if any(k.startswith(path + "/") for k in keep) and not os.path.islink(path):
+            _wipe(path, keep)
+        else:
+            _force_remove(path)
+
+
+def _clean(baseline):
+    problems = []
+    if not _reap_all():
+        problems.append("processes of the sample survived")
+    for folder in WIPED:
+        try:
+            os.chmod(folder, baseline[folder])
+            _wipe(folder, baseline["mounts"])
+        except Exception as exc:
+            problems.append("cannot empty %s: %s" % (folder, exc))
+    try:
+        os.chmod("/dev", baseline["/dev"])
+        for entry in os.listdir("/dev"):
+            if entry not in baseline["dev_entries"]:
+                _force_remove(os.path.join("/dev", entry))
+        for entry, kind in baseline["dev_entries"].items():
+            if _kind(os.path.join("/dev", entry)) != kind:
+                problems.append("/dev/%s was changed" % entry)
+    except Exception as exc:
+        problems.append("cannot restore /dev: %s" % exc)
+    for table in SYSVIPC:
+        try:
+            with open(table) as handle:
+                if len(handle.read().splitlines()) > 1:
+                    problems.append("System V IPC objects left in %s" % table)
+        except OSError:
+            pass
+    return problems
+
+
+def _kind(path):
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return "missing"
+    return "%o:%d" % (stat.S_IFMT(info.st_mode), info.st_rdev)
+
+
+def _baseline():
+    found = {}
+    for folder in (*WIPED, "/dev"):
+        try:
+            found[folder] = stat.S_IMODE(os.stat(folder).st_mode)
+        except OSError:
+            found[folder] = 0o1777
+    # Mounts below the wiped folders (a slot or scratch under /tmp on the host) stay.
+    found["mounts"] = {p for p in _mount_points() if any(p.startswith(f + "/") for f in WIPED)}
+    found["dev_entries"] = {e: _kind(os.path.join("/dev", e)) for e in os.listdir("/dev")}
+    return found
+
+
+SPARE = []  # type: list[tuple[int, socket.socket, int]]
+
+
+def _spawn_spare(sock):
+    """Fork the next sample's process ahead of time: it waits for its request, so the fork is
+    not on the sample's clock. Made only after the previous sample's processes are gone."""
+    import fcntl
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    error_r, error_w = os.pipe()
+    # Exec failures are reported through a pipe that a successful exec closes.
+    fcntl.fcntl(error_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            sock.close()
+            os.close(error_r)
+            request, fds = _receive(theirs)
+            if request is not None:
+                theirs.close()
+                _child(request, fds, error_w)
+        finally:
+            os._exit(126)
+    theirs.close()
+    os.close(error_w)
+    SPARE.append((pid, ours, error_r))
+
+
+def _run(sock, request, fds, wakeup):
+    import select
+
+    if not SPARE:
+        _spawn_spare(sock)
+    pid, channel, error_r = SPARE.pop()
+    try:
+        _send(channel, request, fds)
+    except OSError:
+        pass  # the spare is gone: its exit is reported like any other
+    channel.close()
+    for fd in fds:
+        os.close(fd)
+    status = None
+    while status is None:
+        ready, _, _ = select.select([sock, wakeup], [], [])
+        if wakeup in ready:
+            try:
+                while os.read(wakeup, 512):
+                    pass
+            except (BlockingIOError, InterruptedError):
+                pass
+        while status is None:
+            try:
+                reaped, raw = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                status = 255 << 8
+                break
+            if reaped == 0:
+                break
+            if reaped == pid:
+                status = raw
+        if sock in ready and status is None:
+            message, _ = _receive(sock)
+            if message is None:
+                os._exit(0)
+            if message.get("op") == "kill":
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError:
+                    pass
+    error = b""
+    while True:
+        chunk = os.read(error_r, 4096)
+        if not chunk:
+            break
+        error += chunk
+    os.close(error_r)
+    _send(sock, {"exit": status, "error": error.decode("utf-8", "replace")})
+
+
+def main():
+    fd = int(sys.argv[1])
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=fd)
+    # As init, only signals with a handler can reach us from inside: keep SIGINT default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    _prctl_dumpable(0)
+    os.chdir("/")
+    script_dir = os.path.dirname(os.path.abspath(__file__))
+    BASE_PATH[:] = [p for p in sys.path if os.path.abspath(p or ".") != script_dir]
+    config, _ = _receive(sock)
+    if config is None:
+        return
+    given = config.get("environ", {})
+    STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
+    loaded, skipped, threads = _preload(config)
+    if threads > 1:
+        _send(sock, {"error": "a preloaded module left %d threads running; forking would lose "
+                              "them" % threads, "skipped": skipped})
+        return
+    import gc
+
+    gc.collect()
+    if hasattr(gc, "freeze"):
+        # Keeps the preloaded objects out of the children's collections: fewer copied pages.
+        gc.freeze()
+    wakeup_r, wakeup_w = os.pipe()
+    os.set_blocking(wakeup_r, False)
+    os.set_blocking(wakeup_w, False)
+    signal.signal(signal.SIGCHLD, lambda number, frame: None)
+    signal.set_wakeup_fd(wakeup_w)
+    baseline = _baseline()
+    _spawn_spare(sock)
+    _send(sock, {"ready": True, "preloaded": loaded, "skipped": skipped,
+                 "python": sys.version.split()[0]})
+    while True:
+        message, fds = _receive(sock)
+        if message is None or message.get("op") == "exit":
+            return
+        op = message.get("op")
+        if op == "run":
+            _run(sock, message, fds, wakeup_r)
+        elif op == "clean":
+            problems = _clean(baseline)
+            _send(sock, {"problems": problems})
+            if not problems:
+                # After the answer: the host finishes this sample while we fork the next.
+                _spawn_spare(sock)
+        elif op == "kill":
+            _reap_all()
+        else:
+            for extra in fds:
+                os.close(extra)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,490 @@
+"""The warm executor: samples forked from a long-lived sandboxed worker.
+
+What it must guarantee beyond the sandbox conformance suite (which also runs against it): one
+sample never sees or influences another's files, processes or verdict, whatever it does to its
+worker; a forked sample behaves as it would in a fresh interpreter; a worker preloads only what
+imports cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codereval.errors import UserError
+from codereval.sandbox import ExecRequest, ExecResult, Limits
+from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.warm import Preload, Slot, WarmPool, python_call
+
+PY = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+
+
+def _bwrap() -> BwrapSandbox:
+    reason = BwrapSandbox.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    sandbox = BwrapSandbox()
+    if "cgroup" not in sandbox.isolation:
+        pytest.skip(f"cgroups unavailable: {sandbox.isolation}")
+    return sandbox
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> Iterator[WarmPool]:
+    warm = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    yield warm
+    warm.close()
+
+
+def run_in(slot: Slot, code: str, *, limits: Limits | None = None, stdin: bytes | None = None,
+           script: bool = False, flags: tuple[str, ...] = ()) -> tuple[ExecResult, str, Path]:
+    scratch = slot.new_scratch()
+    source = textwrap.dedent(code)
+    if script:
+        (scratch / "main.py").write_text(source)
+        argv: tuple[str, ...] = (PY, *flags, str(scratch / "main.py"), "one", "two")
+    else:
+        argv = (PY, *flags, "-c", source)
+    request = ExecRequest(
+        argv=argv, cwd=scratch, scratch=scratch, stdin=stdin,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(scratch), "TMPDIR": str(scratch)},
+        limits=limits or Limits(wall_time=10),
+    )
+    result, executor = slot.run(request)
+    return result, executor, scratch
+
+
+def run(pool: WarmPool, code: str, **options: object) -> ExecResult:
+    with pool.slot() as slot:
+        result, executor, _ = run_in(slot, code, **options)  # type: ignore[arg-type]
+    assert executor == "warm"
+    return result
+
+
+def the_worker(pool: WarmPool) -> object:
+    workers = pool.workers()
+    assert len(workers) == 1
+    return workers[0]
+
+
+def live_pids_with(token: str) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
+            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
+        except OSError:
+            continue
+        if token.encode() in cmdline and stat[stat.rfind(b")") + 2 :].split()[0] != b"Z":
+            found.append(int(entry.name))
+    return found
+
+
+# --- one worker, many samples -----------------------------------------------------------------
+
+
+def test_consecutive_samples_share_one_worker_but_not_a_process(pool: WarmPool) -> None:
+    first = run(pool, "import os; print(os.getpid(), os.getppid())")
+    worker = the_worker(pool)
+    second = run(pool, "import os; print(os.getpid(), os.getppid())")
+    assert the_worker(pool) is worker
+    assert first.exit_code == second.exit_code == 0
+    pid_a, parent_a = first.stdout.split()
+    pid_b, parent_b = second.stdout.split()
+    # The server is init of the sandbox; each sample is a child of its own.
+    assert parent_a == parent_b == b"1" and pid_a != pid_b
+
+
+def test_killing_the_parent_neither_stops_the_sample_nor_the_worker(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    code = """
+        import os, signal, time
+        os.kill(os.getppid(), signal.SIGKILL)
+        os.kill(1, signal.SIGTERM)
+        time.sleep(0.2)
+        print('still here', flush=True)
+    """
+    result = run(pool, code)
+    assert (result.exit_code, result.stdout) == (0, b"still here\n")
+    after = run(pool, "print('next')")
+    assert after.stdout == b"next\n"
+    assert the_worker(pool) is worker
+
+
+def test_processes_a_sample_leaves_are_dead_before_the_next_starts(pool: WarmPool) -> None:
+    token = f"daemon-{uuid.uuid4().hex}"
+    sleeper = f"[{PY!r}, '-c', 'import time; time.sleep(60)', {token!r}]"
+    code = f"""
+        import os, subprocess
+        subprocess.Popen({sleeper})
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv({PY!r}, {sleeper})
+            os._exit(0)
+        print('started', flush=True)
+    """
+    assert run(pool, code).stdout == b"started\n"
+    # Nothing to wait for: the worker killed them before handing the slot back.
+    assert live_pids_with(token) == []
+    seen = run(pool, "import os; print(sorted(int(p) for p in os.listdir('/proc') "
+                     "if p.isdigit()), os.getpid())")
+    pids, me = seen.stdout.decode().rsplit(" ", 1)
+    assert json.loads(pids) == [1, int(me)]
+
+
+def test_files_a_sample_leaves_are_gone_for_the_next(pool: WarmPool) -> None:
+    leave = """
+        import os
+        here = os.getcwd()
+        for path in ['/tmp/left', '/run/left', '/dev/shm/left', '/dev/left',
+                     os.path.join(os.path.dirname(here), 'left'), os.path.join(here, 'left')]:
+            with open(path, 'w') as handle:
+                handle.write('for the next sample')
+        os.makedirs('/tmp/deep/er')
+        os.chmod('/tmp/deep', 0)
+        os.chmod('/tmp', 0o500)
+        print(here)
+    """
+    look = """
+        import os, stat
+        here = os.getcwd()
+        paths = ['/tmp/left', '/run/left', '/dev/shm/left', '/dev/left', '/tmp/deep',
+                 os.path.join(os.path.dirname(here), 'left')]
+        print(sorted(p for p in paths if os.path.exists(p)))
+        print(sorted(os.listdir(os.path.dirname(here))) == [os.path.basename(here)])
+        print(oct(stat.S_IMODE(os.stat(here).st_mode)), os.access('/tmp', os.W_OK))
+        print(here)
+    """
+    with pool.slot() as slot:
+        first, _, scratch_a = run_in(slot, leave)
+    assert first.exit_code == 0, first.stderr
+    worker = the_worker(pool)
+    with pool.slot() as slot:
+        second, _, scratch_b = run_in(slot, look)
+    assert the_worker(pool) is worker
+    lines = second.stdout.decode().splitlines()
+    assert lines[:3] == ["[]", "True", "0o700 True"]
+    assert scratch_a != scratch_b and len(scratch_b.name) >= 32
+    assert not scratch_a.exists()
+
+
+def test_monkeypatching_a_shared_module_stays_in_its_own_sample(pool: WarmPool) -> None:
+    patch = """
+        import builtins, json, collections
+        json.dumps = lambda *args, **kwargs: 'patched'
+        builtins.len = lambda value: 0
+        collections.OrderedDict = None
+        print(json.dumps({'a': 1}), len('abc'))
+    """
+    assert run(pool, patch).stdout == b"patched 0\n"
+    check = "import json, collections; print(json.dumps({'a': 1}), len('abc'), " \
+            "collections.OrderedDict.__name__)"
+    assert run(pool, check).stdout == b'{"a": 1} 3 OrderedDict\n'
+
+
+def test_exhausting_memory_costs_only_that_sample(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    hog = run(pool, "data = b'x' * (1 << 30); print(len(data))",
+              limits=Limits(wall_time=20, memory_mb=256))
+    assert hog.memory_exceeded and not hog.timed_out and hog.stdout == b""
+    after = run(pool, "data = b'x' * (100 << 20); print(len(data))",
+                limits=Limits(wall_time=20, memory_mb=256))
+    assert (after.exit_code, after.stdout, after.memory_exceeded) == (0, b"104857600\n", False)
+    assert the_worker(pool) is worker
+
+
+def test_a_timeout_kills_the_sample_and_the_worker_serves_on(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    started = time.monotonic()
+    looping = run(pool, "while True: pass", limits=Limits(wall_time=1.0))
+    assert looping.timed_out and looping.signal == signal.SIGKILL
+    assert time.monotonic() - started < 3.0
+    assert run(pool, "print('next')").stdout == b"next\n"
+    assert the_worker(pool) is worker
+
+
+def test_a_worker_that_dies_costs_that_sample_and_is_replaced(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    process = worker._proc  # type: ignore[attr-defined]
+    killer = threading.Timer(0.5, lambda: os.killpg(process.pid, signal.SIGKILL))
+    killer.start()
+    try:
+        dying = run(pool, "import time; time.sleep(5); print('finished')")
+    finally:
+        killer.join()
+    assert dying.sandbox_error.startswith("the warm worker died") and dying.stdout == b""
+    assert pool.workers() == []
+    assert run(pool, "print('clean')").stdout == b"clean\n"
+    assert the_worker(pool) is not worker
+
+
+def test_a_sample_cannot_read_or_trace_its_server(pool: WarmPool) -> None:
+    code = """
+        for path in ('/proc/1/mem', '/proc/1/environ'):
+            try:
+                open(path, 'rb').read(16)
+                print('read', path)
+            except OSError as error:
+                print(type(error).__name__)
+    """
+    assert run(pool, code).stdout == b"PermissionError\nPermissionError\n"
+
+
+def test_system_v_ipc_left_behind_retires_the_worker(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    code = """
+        import ctypes
+        libc = ctypes.CDLL(None)
+        print(libc.shmget(0, 4096, 0o1000 | 0o600) >= 0)  # IPC_PRIVATE, IPC_CREAT
+    """
+    assert run(pool, code).stdout == b"True\n"
+    # Found by the clean-up: the next sample gets a new worker, with no segment in sight.
+    assert run(pool, "import sys; print(open('/proc/sysvipc/shm').read().count(chr(10)))"
+               ).stdout == b"1\n"
+    assert the_worker(pool) is not worker
+
+
+def test_concurrent_slots_never_see_each_other(pool: WarmPool) -> None:
+    results: dict[int, str] = {}
+
+    def one(index: int) -> None:
+        code = f"""
+            import os, time
+            open('/tmp/mine', 'w').write('{index}')
+            time.sleep(0.5)
+            print(open('/tmp/mine').read(), sorted(os.listdir(os.path.dirname(os.getcwd()))))
+        """
+        with pool.slot() as slot:
+            result, _, scratch = run_in(slot, code)
+        results[index] = result.stdout.decode().strip() + " " + scratch.name
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for index, text in results.items():
+        value, listing, name = text.split(" ", 2)
+        assert value == str(index) and listing == f"['{name}']"
+
+
+# --- a forked sample behaves as a fresh interpreter -----------------------------------------
+
+STATE = """
+    import json, os, random, signal, sys, tempfile, threading
+    import __main__
+    print(json.dumps({
+        "argv": sys.argv, "name": __name__, "file": getattr(__main__, "__file__", None),
+        "path0": sys.path[0], "cwd_in_path": os.getcwd() in sys.path,
+        "signals": {s: repr(signal.getsignal(getattr(signal, s)))
+                    for s in ("SIGINT", "SIGTERM", "SIGPIPE", "SIGCHLD", "SIGXFSZ", "SIGUSR1")},
+        "threads": threading.active_count(),
+        "environ": sorted(os.environ), "tmp": tempfile.gettempdir(),
+        "sid": os.getsid(0) == os.getpid(), "pgid": os.getpgid(0) == os.getpid(),
+        "flags": [sys.flags.isolated, sys.flags.ignore_environment, sys.flags.safe_path],
+        "stdout": [sys.stdout.encoding, sys.stdout.line_buffering],
+        "umask": os.umask(0o22), "random": random.random(),
+    }))
+"""
+
+
+def _fresh_and_warm(pool: WarmPool, code: str, *, script: bool, flags: tuple[str, ...] = (),
+                    stdin: bytes | None = None) -> tuple[ExecResult, ExecResult]:
+    with pool.slot() as slot:
+        warm, _, scratch = run_in(slot, code, script=script, flags=flags, stdin=stdin)
+        # The same request, in the same scratch, through the fresh sandbox.
+        argv = (PY, *flags, str(scratch / "main.py"), "one", "two") if script else (
+            PY, *flags, "-c", textwrap.dedent(code))
+        if script:
+            (scratch / "main.py").write_text(textwrap.dedent(code))
+        fresh = pool.sandbox.run(ExecRequest(
+            argv=argv, cwd=scratch, scratch=scratch, stdin=stdin,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(scratch), "TMPDIR": str(scratch)},
+            limits=Limits(wall_time=10),
+        ))
+    return fresh, warm
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["script", "dash-c"])
+@pytest.mark.parametrize("flags", [(), ("-I", "-u")], ids=["plain", "isolated"])
+def test_a_forked_sample_starts_in_a_fresh_interpreters_state(
+    pool: WarmPool, script: bool, flags: tuple[str, ...]
+) -> None:
+    fresh, warm = _fresh_and_warm(pool, STATE, script=script, flags=flags)
+    assert fresh.exit_code == warm.exit_code == 0, (fresh.stderr, warm.stderr)
+    expected, seen = json.loads(fresh.stdout), json.loads(warm.stdout)
+    assert expected.pop("random") != seen.pop("random")
+    assert seen == expected
+
+
+def test_random_generators_are_reseeded_for_every_sample(pool: WarmPool) -> None:
+    draws = {run(pool, "import random; print(random.random())").stdout for _ in range(3)}
+    assert len(draws) == 3
+
+
+ENDINGS = {
+    "uncaught": "def f():\n    raise ValueError('boom')\nf()\n",
+    "syntax": "x = (1,\n",
+    "exit_message": "import sys; print('out'); sys.exit('bye')",
+    "exit_code": "import sys; sys.exit(7)",
+    "os_exit": "import os; print('lost', end=''); os._exit(3)",
+    "thread_joined": ("import threading, time\n"
+                      "def late():\n    time.sleep(0.2)\n    print('thread done', flush=True)\n"
+                      "threading.Thread(target=late).start()\nprint('main done')\n"),
+    "atexit": "import atexit; atexit.register(print, 'at exit'); print('body')",
+    "keyboard_interrupt": "raise KeyboardInterrupt",
+    "signal_handler": ("import os, signal\n"
+                       "signal.signal(signal.SIGUSR1, lambda *a: print('handled'))\n"
+                       "os.kill(os.getpid(), signal.SIGUSR1)\n"),
+    "sigterm_default": "import os, signal; os.kill(os.getpid(), signal.SIGTERM)",
+    "stdin": "import sys; print(sys.stdin.read()[::-1])",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENDINGS))
+def test_endings_match_a_fresh_interpreter(pool: WarmPool, name: str) -> None:
+    fresh, warm = _fresh_and_warm(pool, ENDINGS[name], script=True, stdin=b"abc")
+    assert (warm.exit_code, warm.signal) == (fresh.exit_code, fresh.signal)
+    assert warm.stdout == fresh.stdout
+    assert warm.stderr == fresh.stderr
+
+
+def test_other_programs_are_executed_inside_the_same_sandbox(pool: WarmPool) -> None:
+    with pool.slot() as slot:
+        scratch = slot.new_scratch()
+        request = ExecRequest(argv=("/bin/sh", "-c", "echo $GIVEN; cat /proc/1/cmdline"),
+                              cwd=scratch, scratch=scratch, env={"GIVEN": "yes"})
+        result, executor = slot.run(request)
+    assert executor == "warm" and result.exit_code == 0
+    given, init = result.stdout.split(b"\n", 1)
+    assert given == b"yes" and b"warm_server.py" in init
+
+
+def test_a_request_that_moves_a_mount_goes_to_the_fresh_sandbox(
+    pool: WarmPool, tmp_path: Path
+) -> None:
+    from codereval.sandbox import Mount
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "f.txt").write_text("seen")
+    with pool.slot() as slot:
+        scratch = slot.new_scratch()
+        request = ExecRequest(
+            argv=(PY, "-c", "print(open('/tmp/view/f.txt').read())"), cwd=scratch,
+            scratch=scratch, mounts=(Mount(source=tmp_path / "data", target=Path("/tmp/view")),),
+        )
+        result, executor = slot.run(request)
+    assert (executor, result.stdout) == ("fresh", b"seen\n")
+
+
+# --- preloading ------------------------------------------------------------------------------
+
+MODULES = {
+    "cleanlib": "VALUE = 42\n",
+    "threadlib": "import threading, time\n"
+                 "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n",
+    "exitlib": "import atexit\natexit.register(print, 'exitlib at exit')\n",
+    "filelib": "open('/tmp/filelib-cache', 'w').write('x')\n",
+    "brokenlib": "raise RuntimeError('cannot import here')\n",
+    "mathx": "# the project's own package name, installed too: never preloaded\n",
+}
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("venv")
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(root / "env")], check=True)
+    site = next((root / "env" / "lib").glob("python3*/site-packages"))
+    for name, text in MODULES.items():
+        (site / f"{name}.py").write_text(text)
+    return root / "env" / "bin" / "python"
+
+
+def test_auto_preload_imports_only_modules_without_side_effects(
+    tmp_path: Path, venv: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / "mathx").mkdir(parents=True)
+    (project / "mathx" / "__init__.py").write_text("")
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    try:
+        with pool.slot() as slot:
+            scratch = slot.new_scratch()
+            request = ExecRequest(
+                argv=(str(venv), "-c", f"import sys; print(sorted(m for m in sys.modules if "
+                      f"m in {sorted(MODULES)!r}))"),
+                cwd=scratch, scratch=scratch, env={"PATH": "/usr/bin:/bin"},
+            )
+            result, executor = slot.run(request, project_dirs=[project])
+        worker = pool.workers()[0]
+    finally:
+        pool.close()
+    assert executor == "warm"
+    # An atexit handler is no reason: each child runs its own copy at its end, as a fresh
+    # interpreter that imported the module would.
+    assert result.stdout == b"['cleanlib', 'exitlib']\nexitlib at exit\n"
+    assert worker.preloaded == ["cleanlib", "exitlib"]
+    assert set(worker.skipped) == {"threadlib", "filelib", "brokenlib"}
+    assert worker.skipped["threadlib"] == "started a thread"
+    assert "wrote files" in worker.skipped["filelib"]
+    assert worker.skipped["brokenlib"].startswith("import failed: RuntimeError")
+
+
+def test_preload_none_and_named_modules(tmp_path: Path, venv: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    seen = {}
+    for text in ("none", "filelib,cleanlib", "threadlib,cleanlib"):
+        pool = WarmPool(sandbox=_bwrap(), root=tmp_path / f"warm-{len(seen)}",
+                        preload=Preload.parse(text))
+        try:
+            with pool.slot() as slot:
+                scratch = slot.new_scratch()
+                request = ExecRequest(argv=(str(venv), "-c", "pass"), cwd=scratch,
+                                      scratch=scratch)
+                slot.run(request, project_dirs=[project])
+            seen[text] = pool.workers()[0].preloaded
+        finally:
+            pool.close()
+    assert seen == {
+        "none": [],
+        # Named modules are imported even when the probe finds a side effect...
+        "filelib,cleanlib": ["filelib", "cleanlib"],
+        # ...but not when forking would break: a worker without them serves instead.
+        "threadlib,cleanlib": [],
+    }
+
+
+@pytest.mark.parametrize("text", ["", "numpy, bad name", "a,,-b"])
+def test_a_bad_preload_value_is_one_clear_error(text: str) -> None:
+    with pytest.raises(UserError, match=r"--preload .* is not auto, none or a comma-separated"):
+        Preload.parse(text)
+
+
+def test_only_plain_python_invocations_are_run_in_process() -> None:
+    call = python_call([PY, "-I", "-u", "prog.py", "x"])
+    assert call is not None and (call.flags, call.argv) == (("-I", "-u"), ("prog.py", "x"))
+    dash_c = python_call([PY, "-c", "print(1)", "a"])
+    assert dash_c is not None and dash_c.argv == ("-c", "a") and dash_c.code == "print(1)"
+    assert python_call([PY, "-m", "pytest"]) is None
+    assert python_call(["python3", "x.py"]) is None  # not a path: which interpreter?
+    assert python_call(["/bin/sh", "-c", "true"]) is None

@@ -1,0 +1,149 @@
+"""The warm executor gives the fresh executor's verdicts on every Python benchmark we have.
+
+Each benchmark runs twice through the real engine, once per executor; every outcome must agree
+in verdict, stage, exit code, signal and detail, and say which executor produced it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codereval.benchmarks import load_benchmark
+from codereval.benchmarks.humanevalx import load_humanevalx
+from codereval.engine import Benchmark, EvalOptions, evaluate
+from codereval.model import Outcome, Provenance, Sample, Task
+from codereval.sandbox.bwrap import BwrapSandbox
+
+FIELDS = ("verdict", "stage", "exit_code", "signal", "detail")
+
+
+@pytest.fixture(autouse=True)
+def _needs_bwrap() -> None:
+    reason = BwrapSandbox.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"bwrap unavailable: {reason}")
+
+
+def both(tmp_path: Path, bench: Benchmark, samples: list[Sample],
+         **options: object) -> dict[str, list[Outcome]]:
+    runs = {}
+    for executor in ("fresh", "warm"):
+        report = evaluate(
+            benchmark=bench, samples=samples, run_dir=tmp_path / executor,
+            options=EvalOptions(jobs=2, executor=executor, progress=False, **options),  # type: ignore[arg-type]
+        )
+        assert {o.provenance.executor for o in report.outcomes} == {executor}
+        assert report.executor == executor
+        runs[executor] = report.outcomes
+    return runs
+
+
+def assert_same_verdicts(runs: dict[str, list[Outcome]]) -> None:
+    fresh = {(o.task_id, o.sample_index): o for o in runs["fresh"]}
+    warm = {(o.task_id, o.sample_index): o for o in runs["warm"]}
+    assert fresh.keys() == warm.keys()
+    differences = [
+        (key, name, getattr(fresh[key], name), getattr(warm[key], name))
+        for key in fresh for name in FIELDS
+        if getattr(fresh[key], name) != getattr(warm[key], name)
+    ]
+    assert differences == []
+
+
+def test_mini_python_with_its_hostile_samples(tmp_path: Path) -> None:
+    from codereval.api import open_benchmark
+    from codereval.benchmarks.samples import load_samples
+
+    bench = open_benchmark(name="mini-python")
+    assert bench.default_samples is not None
+    samples = load_samples(bench.default_samples)
+    runs = both(tmp_path, bench, samples, tests_dir=bench.tests_dir, projects=bench.projects)
+    verdicts = {o.verdict.value for o in runs["warm"]}
+    # The hostile samples are there: timeouts, memory hogs, crashes, fakes of a pass.
+    assert {"passed", "failed", "runtime_error", "timeout", "memory_exceeded"} <= verdicts
+    assert_same_verdicts(runs)
+
+
+def _wrong(task: Task) -> str:
+    return "    return None\n"
+
+
+@pytest.mark.slow
+def test_humaneval_canonical_and_wrong_solutions(tmp_path: Path) -> None:
+    tasks = load_benchmark("humaneval")
+    samples = [Sample(task_id=t.task_id, index=0, code=t.reference) for t in tasks]
+    samples += [Sample(task_id=t.task_id, index=1, code=_wrong(t)) for t in tasks]
+    runs = both(tmp_path, Benchmark(name="humaneval", tasks=tasks), samples)
+    assert sum(o.passed for o in runs["warm"]) == 164
+    assert_same_verdicts(runs)
+
+
+@pytest.mark.slow
+def test_humanevalx_python_canonical_solutions(tmp_path: Path, shared_data: Path) -> None:
+    tasks = load_humanevalx("python", data_dir=shared_data / "humanevalx")
+    samples = [Sample(task_id=t.task_id, code=t.reference) for t in tasks]
+    runs = both(tmp_path, Benchmark(name="humanevalx-python", tasks=tasks), samples)
+    assert_same_verdicts(runs)
+
+
+def test_outcomes_written_before_executors_still_load() -> None:
+    old = {"task_id": "t", "verdict": "passed", "provenance": {"code_hash": "abc"}}
+    outcome = Outcome.model_validate_json(json.dumps(old))
+    assert outcome.provenance == Provenance(code_hash="abc")
+    assert outcome.provenance.executor == ""
+    again = Outcome.model_validate_json(outcome.model_copy(update={
+        "provenance": Provenance(code_hash="abc", executor="warm")}).to_json())
+    assert again.provenance.executor == "warm"
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_warm_needs_bwrap_one_line_and_nothing_written(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    result = run_cli("evaluate", "--benchmark", "mini-python", "--executor", "warm",
+                     "--sandbox", "rlimit", "--out", out)
+    assert result.exit_code != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) <= 2 and "warm executor runs in the bwrap sandbox" in lines[0]
+    assert "--executor fresh" in result.stderr
+    assert not out.exists()
+
+
+def test_a_bad_preload_is_one_line_and_nothing_written(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    result = run_cli("evaluate", "--benchmark", "mini-python", "--preload", "numpy, not a name",
+                     "--out", out)
+    assert result.exit_code != 0
+    assert "--preload 'numpy, not a name' is not auto, none or a comma-separated" in result.stderr
+    assert not out.exists()
+
+
+def test_an_unknown_executor_names_the_choices(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = run_cli("evaluate", "--benchmark", "mini-python", "--executor", "ray",
+                     "--out", tmp_path / "run")
+    assert result.exit_code == 2
+    assert "'fresh', 'warm'" in result.stderr or "fresh, warm" in result.stderr
+
+
+def test_the_run_records_its_executor(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run"
+    result = run_cli("evaluate", "--benchmark", "humaneval", "--executor", "warm", "--samples",
+                     _first_two_humaneval(tmp_path), "--out", out)
+    assert result.exit_code == 0, result
+    assert "executor warm" in result.stdout
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["executor"] == {"name": "warm", "preload": "auto"}
+    outcomes = [json.loads(line) for line in (out / "outcomes.jsonl").read_text().splitlines()]
+    assert [o["provenance"]["executor"] for o in outcomes] == ["warm", "warm"]
+
+
+def _first_two_humaneval(tmp_path: Path) -> Path:
+    tasks = load_benchmark("humaneval")[:2]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps({"task_id": t.task_id, "completion": t.reference}) + "\n"
+                            for t in tasks))
+    return path
