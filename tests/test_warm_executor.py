@@ -474,6 +474,51 @@ def test_preload_none_and_named_modules(tmp_path: Path, venv: Path) -> None:
     }
 
 
+def test_a_file_beside_the_script_shadows_a_preloaded_module_as_in_a_fresh_interpreter(
+    tmp_path: Path, venv: Path
+) -> None:
+    """CoderEval's federation: its utils/django.py shadows Django when a test runs as a script
+    from that folder. A fresh interpreter imports the file beside the script; so must a sample
+    forked from a worker that preloaded the real package."""
+    project = tmp_path / "project"
+    project.mkdir()
+    script = "import cleanlib, json\nprint(getattr(cleanlib, 'VALUE', 'local'), json.dumps(1))\n"
+    outputs = []
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    try:
+        for shadow in (False, True, False):
+            with pool.slot() as slot:
+                scratch = slot.new_scratch()
+                (scratch / "test.py").write_text(script)
+                if shadow:
+                    (scratch / "cleanlib.py").write_text("OTHER = 1\n")
+                request = ExecRequest(argv=(str(venv), str(scratch / "test.py")), cwd=scratch,
+                                      scratch=scratch, env={"PATH": "/usr/bin:/bin"})
+                result, executor = slot.run(request, project_dirs=[project])
+                assert executor == "warm" and result.exit_code == 0, result
+                outputs.append(result.stdout.decode().splitlines()[0])
+        assert "cleanlib" in pool.workers()[0].preloaded
+        # Our harness puts the test's folder on sys.path itself, then says so.
+        with pool.slot() as slot:
+            scratch = slot.new_scratch()
+            (scratch / "tests").mkdir()
+            (scratch / "tests" / "cleanlib.py").write_text("OTHER = 1\n")
+            code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                    "sys.modules['_codereval_warm'].path_changed(); " + script.replace("\n", "; "))
+            request = ExecRequest(argv=(str(venv), "-c", code, str(scratch / "tests")),
+                                  cwd=scratch, scratch=scratch, env={"PATH": "/usr/bin:/bin"})
+            result, _ = slot.run(request, project_dirs=[project])
+            outputs.append(result.stdout.decode().splitlines()[0])
+    finally:
+        pool.close()
+    fresh = subprocess.run([str(venv), "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                            "import cleanlib; print(getattr(cleanlib, 'VALUE', 'local'))",
+                            str(tmp_path / "nothing")], capture_output=True, text=True)
+    assert fresh.stdout == "42\n"
+    # The shadowed sample gets the file beside it; the next sample the preloaded module again.
+    assert outputs == ["42 1", "local 1", "42 1", "local 1"]
+
+
 @pytest.mark.parametrize("text", ["", "numpy, bad name", "a,,-b"])
 def test_a_bad_preload_value_is_one_clear_error(text: str) -> None:
     with pytest.raises(UserError, match=r"--preload .* is not auto, none or a comma-separated"):

@@ -35,6 +35,8 @@ MAX_PACKET = 4 << 20
 # Filled by main(): the module search path a fresh interpreter of these flags starts with.
 BASE_PATH = []  # type: list[str]
 STARTUP_ENV = {}  # type: dict[str, str]
+# Top-level names of the modules the preload added (stdlib ones included), with their files.
+PRELOADED = {}  # type: dict[str, str]
 WIPED = ("/tmp", "/run", "/dev/shm")
 SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 # What Python itself ignores at startup (writes then fail with EPIPE / EFBIG instead).
@@ -243,6 +245,20 @@ def _third_party(project_dirs):
 
 
 def _preload(config):
+    before = set(sys.modules)
+    try:
+        return _preload_modules(config)
+    finally:
+        for name in set(sys.modules) - before:
+            top = name.split(".", 1)[0]
+            module = sys.modules.get(top)
+            if module is not None and top not in PRELOADED:
+                where = getattr(module, "__file__", None)
+                # Built-in and frozen modules have no file; the path never shadows them.
+                PRELOADED[top] = os.path.realpath(where) if where else ""
+
+
+def _preload_modules(config):
     import importlib
 
     project_dirs = config.get("project_dirs", [])
@@ -371,6 +387,12 @@ def _fresh_state(request):
         path.insert(0, os.path.dirname(os.path.abspath(script)) if script else "")
     # The finders cached for the shared entries stay: they notice changes by directory mtime.
     sys.path[:] = path
+    path_changed()
+    # Our harness puts the test's folder first on sys.path after the interpreter started; it
+    # calls this then, through a module only a warm child has.
+    hook = types.ModuleType("_codereval_warm")
+    hook.__dict__["path_changed"] = path_changed
+    sys.modules["_codereval_warm"] = hook
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = sys.modules["builtins"]
     if script:
@@ -389,6 +411,50 @@ def _fresh_state(request):
     if "tempfile" in sys.modules:
         sys.modules["tempfile"].tempdir = None
     return main
+
+
+def path_changed():
+    """Forget the preload when an entry the worker did not start with shadows part of it."""
+    if _shadowed([p for p in sys.path if p not in BASE_PATH]):
+        _forget_preload()
+
+
+def _shadowed(entries):
+    """Would a fresh interpreter find one of the preloaded names elsewhere first?
+
+    The sample's own folder and PYTHONPATH come before the environment on sys.path: a file
+    there named like a preloaded module (federation/utils/django.py beside a test run as a
+    script) is what ``import`` finds in a fresh interpreter, not the preloaded module.
+    """
+    for entry in entries:
+        folder = os.path.abspath(entry or ".")
+        try:
+            listing = os.listdir(folder)
+        except OSError:
+            continue
+        for item in listing:
+            name = item.split(".", 1)[0]
+            where = PRELOADED.get(name)
+            if not where:
+                continue
+            path = os.path.join(folder, item)
+            if item != name:
+                if not item.endswith((".py", ".pyc", ".so")):
+                    continue
+            elif not (os.path.isfile(os.path.join(path, "__init__.py"))
+                      or os.path.isfile(os.path.join(path, "__init__.pyc"))):
+                continue  # a namespace portion: a regular package later on the path wins
+            real = os.path.realpath(path)
+            if where != real and not where.startswith(real + os.sep):
+                return True
+    return False
+
+
+def _forget_preload():
+    """Drop every module the preload added: the sample imports from its own path, cold."""
+    for name in list(sys.modules):
+        if name.split(".", 1)[0] in PRELOADED:
+            del sys.modules[name]
 
 
 def _run_python(request):
