@@ -211,6 +211,9 @@ class Provenance(Frozen):
     code_hash: str = ""
     environment: str = ""
     harness_version: str = ""
+    # Where the sample ran: "fresh" (a new process per sample on this machine), "ray" (a node
+    # of a Ray cluster). Empty in outcomes recorded before executors existed, and in imports.
+    executor: str = ""
 
 
 class Outcome(Frozen):
