@@ -316,6 +316,8 @@ def evaluate(
     compat: bool = False,
     rerun: bool = False,
     progress: bool = False,
+    executor: str = "fresh",
+    ray_address: str | None = None,
 ) -> Run:
     """Run ``samples`` of ``benchmark`` in their projects, sandboxed and in parallel.
 
@@ -328,7 +330,10 @@ def evaluate(
     cores this process may use; ``timeout`` (seconds of wall time) and ``memory_mb`` limit each
     sample; ``sandbox`` is one of auto, bwrap, rlimit, none; ``compat`` reproduces the original
     platform's quirks. ``progress=True`` shows a progress bar (on stderr, or as a widget in
-    Jupyter); with False nothing is printed.
+    Jupyter); with False nothing is printed. ``executor`` is where samples run: ``"fresh"`` (a
+    new sandboxed process per sample on this machine) or ``"ray"`` (the nodes of a Ray cluster,
+    each running as many samples at once as it has Ray CPUs; ``ray_address`` is the cluster,
+    by default $RAY_ADDRESS or a Ray started for the call; needs ``codereval[ray]``).
 
     A KeyboardInterrupt (Ctrl-C, a notebook's interrupt) propagates after the finished
     outcomes are saved; call again to resume. Raises UserError for bad input (unknown task ids,
@@ -348,6 +353,8 @@ def evaluate(
         rerun=rerun,
         progress=progress,
         official_name=official_name,
+        executor=executor,
+        ray_address=ray_address,
     )
 
 
@@ -396,11 +403,14 @@ def evaluate_samples(
     mode: str = "samples",
     official_name: str = MEMORY_OFFICIAL_NAME,
     console: Console | None = None,
+    executor: str = "fresh",
+    ray_address: str | None = None,
 ) -> Run:
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
 
     _check_options(jobs=jobs, timeout=timeout, memory_mb=memory_mb, sandbox=sandbox)
+    _check_executor(executor, jobs=jobs, ray_address=ray_address)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
         jobs=jobs or default_jobs(),
@@ -414,6 +424,8 @@ def evaluate_samples(
         mode=mode,
         progress=progress,
         official_name=official_name,
+        executor=executor,
+        ray_address=ray_address,
     )
     if console is None:
         console = Console(stderr=True, quiet=not progress)
@@ -463,6 +475,23 @@ def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, sandbox:
     if sandbox not in SANDBOX_CHOICES:
         raise UserError(
             f"unknown sandbox {sandbox!r}", hint=f"choose one of: {', '.join(SANDBOX_CHOICES)}"
+        )
+
+
+def _check_executor(executor: str, *, jobs: int | None, ray_address: str | None) -> None:
+    from codereval.executors import check_executor
+
+    check_executor(executor)
+    if ray_address is not None and executor != "ray":
+        raise UserError(
+            "--ray-address only applies with --executor ray",
+            hint="add --executor ray, or leave --ray-address out",
+        )
+    if jobs is not None and executor == "ray":
+        raise UserError(
+            "--jobs does not apply with --executor ray: each node runs as many samples at once "
+            "as it has Ray CPUs",
+            hint="set them where the node starts: ray start --num-cpus N",
         )
 
 

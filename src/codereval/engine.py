@@ -302,6 +302,7 @@ def evaluate(
         tests_dir=options.tests_dir,
         projects_dir=_projects_location(options.projects),
         compat=options.compat,
+        notice=lambda text: console.print(f"[yellow]{text}[/]", highlight=False),
     )
     meta: dict[str, Any] = {}
     try:
@@ -328,11 +329,16 @@ def evaluate(
                 export=lambda: _export(run_dir, tasks, samples, store, options),
             )
             outcomes, official = _export(run_dir, tasks, samples, store, options)
-        meta.update(status="finished", finished=_now(), counts=dict(_counts(outcomes)))
+        meta.update(
+            status="finished",
+            finished=_now(),
+            counts=dict(_counts(outcomes)),
+            executor=executor.describe(),
+        )
         write_run_json(run_dir, meta)
     except KeyboardInterrupt:
         if meta:
-            meta.update(status="interrupted", interrupted=_now())
+            meta.update(status="interrupted", interrupted=_now(), executor=executor.describe())
             write_run_json(run_dir, meta)
         raise
     finally:
@@ -351,7 +357,8 @@ def evaluate(
 
 
 def _warn_about_isolation(isolation: str, console: Console) -> None:
-    names = [part.strip() for part in isolation.split(",")]
+    # Several when the machines differ (a Ray cluster), joined by ", ".
+    names = isolation.split(", ")
     if "none" in names:
         console.print(
             "[bold red]WARNING: --sandbox none: generated code runs unconfined, with your "

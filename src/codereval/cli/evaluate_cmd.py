@@ -69,6 +69,21 @@ from codereval.model import Sample
     show_default=True,
     help="Isolation: auto picks the strongest that works here; none is for debugging only.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["fresh", "ray"]),
+    default="fresh",
+    show_default=True,
+    help="Where samples run: fresh = a new sandboxed process per sample on this machine; "
+    "ray = the nodes of a Ray cluster (pip install 'codereval[ray]').",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="HOST:PORT",
+    help="With --executor ray: the cluster's head (what `ray start --head` printed) "
+    "[$RAY_ADDRESS, else a Ray started here].",
+)
 @click.option("--compat", is_flag=True, help="Reproduce the original platform's quirks.")
 @click.option("--rerun", is_flag=True, help="Discard what --out holds and evaluate everything.")
 @click.option(
@@ -95,6 +110,8 @@ def evaluate_command(
     timeout: float,
     memory_mb: int,
     sandbox: str,
+    executor: str,
+    ray_address: str | None,
     compat: bool,
     rerun: bool,
     reference: bool,
@@ -117,6 +134,8 @@ def evaluate_command(
       codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
+      codereval evaluate --benchmark humanevalx-python --samples gens.jsonl \\
+          --executor ray --ray-address 10.0.0.1:6379 --out runs/hx-py
     """
     from rich.console import Console
 
@@ -161,6 +180,8 @@ def evaluate_command(
             mode=f"reference x{repeat or 3}" if reference else "samples",
             official_name=official_name,
             console=Console(stderr=True),
+            executor=executor,
+            ray_address=ray_address,
         )
     except KeyboardInterrupt:
         # Raised here, not left to click, which would turn it into a bare "aborted".
@@ -171,7 +192,9 @@ def evaluate_command(
     click.echo(
         f"{len(report.outcomes)} outcomes for {len(report.samples)} samples of "
         f"{len({s.task_id for s in report.samples})} tasks: {report.ran} run now, "
-        f"{report.skipped} already done; isolation {report.isolation}; in {run_dir}"
+        f"{report.skipped} already done; isolation {report.isolation}"
+        + (f"; executor {executor}" if executor != "fresh" else "")
+        + f"; in {run_dir}"
     )
     click.echo(
         "verdicts: " + (", ".join(f"{v} {n}" for v, n in report.counts.most_common()) or "none")

@@ -9,8 +9,8 @@ see) before the engine writes anything, and raises ``UserError`` for it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,8 @@ class Job:
     tests_dir: Path | None = None
     projects_dir: Path | None = None
     compat: bool = False
+    # One-line notes for the user while the run goes on (a node lost, a node left out).
+    notice: Callable[[str], None] = field(default=lambda text: None, compare=False)
 
     @cached_property
     def runner_names(self) -> dict[str, str]:
