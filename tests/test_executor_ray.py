@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -79,9 +80,9 @@ def test_mini_python_through_the_cluster_equals_the_local_executor(
     cluster: LocalRayCluster, node_homes: list[Path], tmp_path: Path
 ) -> None:
     bench = load_benchmark("mini-python")
-    local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=20)
+    local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=8)
     remote = evaluate(
-        bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
+        bench, None, run_dir=tmp_path / "ray", timeout=8, executor="ray",
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == len(remote.samples) == 106
@@ -102,9 +103,9 @@ def test_mini_java_through_the_cluster_equals_the_local_executor(
     cluster: LocalRayCluster, tmp_path: Path
 ) -> None:
     bench = load_benchmark("mini-java")
-    local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=20)
+    local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=8)
     remote = evaluate(
-        bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
+        bench, None, run_dir=tmp_path / "ray", timeout=8, executor="ray",
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == 37
@@ -197,14 +198,22 @@ def wait_for(predicate: object, proc: subprocess.Popen[str], *, limit: float = 1
         time.sleep(0.05)
 
 
-def test_killing_the_driver_then_rerunning_never_runs_a_finished_sample_again(
-    cluster: LocalRayCluster, tmp_path: Path
+@pytest.mark.parametrize("how", ["kill -9", "ctrl-c"])
+def test_stopping_the_driver_then_rerunning_never_runs_a_finished_sample_again(
+    cluster: LocalRayCluster, tmp_path: Path, how: str
 ) -> None:
     log = tmp_path / "runs.log"
     argv, proc = start_cli(tmp_path, slow_samples(log, 12, seconds=0.4), cluster.address)
     wait_for(lambda: len(stored(tmp_path / "run")) >= 3, proc)
-    proc.kill()
-    proc.communicate()
+    if how == "kill -9":
+        proc.kill()
+        proc.communicate()
+    else:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert err.strip().splitlines()[-1].startswith("error: interrupted;")
+        assert json.loads((tmp_path / "run/run.json").read_text())["status"] == "interrupted"
     finished = {str(i) for i in stored(tmp_path / "run")}
     before = started(log)
     resumed = subprocess.run(argv, capture_output=True, text=True, timeout=180)

@@ -95,6 +95,9 @@ class RayExecutor(Executor):
         self._job: Job | None = None
         self._setup: NodeSetup | None = None
         self._actor_class: Any = None
+        self._affinity: Any = None
+        # Nodes that said they cannot run (asked once, not every refresh).
+        self._refused: set[str] = set()
         self._nodes: list[_Node] = []
         self._starting: dict[Any, _Starting] = {}
         self._boxes: dict[str, list[Any]] = {}
@@ -181,9 +184,11 @@ class RayExecutor(Executor):
         ray = self._ray
         assert ray is not None
         self._last_refresh = time.monotonic()
-        ours = {n.report.node_id for n in self._nodes} | {
-            s.node_id for s in self._starting.values()
-        }
+        ours = (
+            {n.report.node_id for n in self._nodes}
+            | {s.node_id for s in self._starting.values()}
+            | self._refused
+        )
         for info in ray.nodes():
             cpus = int(info.get("Resources", {}).get("CPU", 0))
             if not info.get("Alive") or cpus < 1 or info["NodeID"] in ours:
@@ -232,6 +237,7 @@ class RayExecutor(Executor):
                 self._kill(starting.handle)
                 continue
             if report.problems:
+                self._refused.add(report.node_id)
                 problems.append(f"node {_label(report)}: {report.problems[0]}")
                 self._notice(f"ray: node {_label(report)} left out: {report.problems[0]}")
                 self._kill(starting.handle)

@@ -28,6 +28,12 @@ LOOPBACK = "127.0.0.1"
 OBJECT_STORE_BYTES = 100 * 1024 * 1024
 
 
+# No usage reports; and no token authentication, whatever ~/.ray holds: Ray turns it on for a
+# head when it finds a token there (a local ray.init() writes one), and a worker started
+# without that token could not join. Nodes listen on this machine only while the cluster runs.
+NODE_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind((LOOPBACK, 0))
@@ -98,7 +104,7 @@ class LocalRayCluster:
                 argv,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**self.env, **(env or {}), "RAY_USAGE_STATS_ENABLED": "0"},
+                env={**self.env, **(env or {}), **NODE_ENV},
                 start_new_session=True,
             )
             code = proc.wait(timeout=120)
