@@ -221,19 +221,24 @@ class RayExecutor(Executor):
             )
 
     def _admit(self, ready: Sequence[Any]) -> list[str]:
-        """Nodes whose describe answered: put to work, or refused with the reason."""
+        """Nodes whose describe answered: put to work, or refused with the reason. What nodes
+        said of themselves comes first (a node that died while starting is no setup problem)."""
         ray = self._ray
         assert ray is not None
-        problems = []
+        problems: list[str] = []
+        failures: list[str] = []
         for ref in ready:
             starting = self._starting.pop(ref)
             try:
                 report: NodeReport = ray.get(ref)
             except ray.exceptions.RayError as exc:
-                problems.append(
+                self._refused.add(starting.node_id)
+                problem = (
                     f"node {starting.node_id[:12]} failed to start a codereval worker: "
                     f"{_short(exc)}"
                 )
+                failures.append(problem)
+                self._notice(f"ray: {problem}; left out")
                 self._kill(starting.handle)
                 continue
             if report.problems:
@@ -251,7 +256,7 @@ class RayExecutor(Executor):
                 "isolation": report.isolation,
                 "samples": 0,
             }
-        return problems
+        return problems + failures
 
     # --- run -----------------------------------------------------------------------------
 
