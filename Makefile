@@ -3,7 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The test suite also runs the transformers backend on a tiny model it builds; PyPI's torch is
-# the CUDA build (~5 GB installed, about a minute), so only `make test` installs it.
+# the CUDA build (~5 GB installed, about a minute), so only `make test` installs it. It also
+# starts a real Ray cluster on loopback for --executor ray (the ray extra).
 TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test lint setup system clean wheel-smoke
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml scripts/setup-system.sh
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[dev,hf]'
+	$(PY) -m pip install -q -e '.[dev,hf,ray]'
 	touch $(TEST_STAMP)
 
 setup: $(STAMP)

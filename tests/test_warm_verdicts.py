@@ -123,10 +123,11 @@ def test_a_bad_preload_is_one_line_and_nothing_written(run_cli, tmp_path: Path) 
 
 
 def test_an_unknown_executor_names_the_choices(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    result = run_cli("evaluate", "--benchmark", "mini-python", "--executor", "ray",
+    result = run_cli("evaluate", "--benchmark", "mini-python", "--executor", "warp",
                      "--out", tmp_path / "run")
     assert result.exit_code == 2
-    assert "'fresh', 'warm'" in result.stderr or "fresh, warm" in result.stderr
+    assert "'fresh', 'warm', 'ray'" in result.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_run_records_its_executor(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -136,7 +137,7 @@ def test_the_run_records_its_executor(run_cli, tmp_path: Path) -> None:  # type:
     assert result.exit_code == 0, result
     assert "executor warm" in result.stdout
     meta = json.loads((out / "run.json").read_text())
-    assert meta["executor"] == {"name": "warm", "preload": "auto"}
+    assert meta["executor"]["name"] == "warm" and meta["executor"]["preload"] == "auto"
     outcomes = [json.loads(line) for line in (out / "outcomes.jsonl").read_text().splitlines()]
     assert [o["provenance"]["executor"] for o in outcomes] == ["warm", "warm"]
 
@@ -147,3 +148,24 @@ def _first_two_humaneval(tmp_path: Path) -> Path:
     path.write_text("".join(json.dumps({"task_id": t.task_id, "completion": t.reference}) + "\n"
                             for t in tasks))
     return path
+
+
+def test_without_executor_python_runs_warm_where_bwrap_works_and_fresh_elsewhere(
+    tmp_path: Path,
+) -> None:
+    from codereval.api import evaluate as api_evaluate
+    from codereval.errors import UserError
+
+    samples = _first_two_humaneval(tmp_path)
+    run = api_evaluate("humaneval", samples, run_dir=tmp_path / "auto", jobs=1)
+    expected = "warm" if BwrapSandbox.unavailable_reason() is None else "fresh"
+    assert run.executor == expected
+    assert {o.provenance.executor for o in run.outcomes} == {expected}
+    # Without bubblewrap, the default falls back; asking for warm is one clear error.
+    plain = api_evaluate("humaneval", samples, run_dir=tmp_path / "rlimit", jobs=1,
+                     sandbox="rlimit")
+    assert plain.executor == "fresh"
+    with pytest.raises(UserError, match="the warm executor runs in the bwrap sandbox"):
+        api_evaluate("humaneval", samples, run_dir=tmp_path / "warm", jobs=1, sandbox="rlimit",
+                 executor="warm")
+    assert not (tmp_path / "warm").exists()

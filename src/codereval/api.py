@@ -259,8 +259,8 @@ class Run(store.Run):
     sample order), and how it ran.
 
     ``ran`` samples were run by this call and ``skipped`` were already finished (a resumed
-    run); ``isolation`` is the sandbox used and ``executor`` how Python samples ran (fresh or
-    warm); ``official`` the CoderEval-format result file
+    run); ``isolation`` is the sandbox used and ``executor`` what ran the samples (fresh, warm
+    or ray); ``official`` the CoderEval-format result file
     exported for Python and Java tasks. ``meta`` is the run directory's run.json.
     """
 
@@ -322,6 +322,7 @@ def evaluate(
     rerun: bool = False,
     progress: bool = False,
     executor: str = "",
+    ray_address: str | None = None,
     preload: str = "auto",
 ) -> Run:
     """Run ``samples`` of ``benchmark`` in their projects, sandboxed and in parallel.
@@ -334,11 +335,14 @@ def evaluate(
     finished samples are not run again (``rerun=True`` starts over). ``jobs`` defaults to the
     cores this process may use; ``timeout`` (seconds of wall time) and ``memory_mb`` limit each
     sample; ``sandbox`` is one of auto, bwrap, rlimit, none; ``compat`` reproduces the original
-    platform's quirks. ``executor`` is "fresh" (a new sandbox and interpreter per sample) or
-    "warm" (Python samples forked from sandboxed workers; the default where bubblewrap works),
-    and ``preload`` what warm project workers import first: "auto", "none" or
-    "mod1,mod2". ``progress=True`` shows a progress bar (on stderr, or as a widget in
-    Jupyter); with False nothing is printed.
+    platform's quirks. ``progress=True`` shows a progress bar (on stderr, or as a widget in
+    Jupyter); with False nothing is printed. ``executor`` is where and how samples run:
+    ``"warm"`` (Python samples forked from sandboxed workers that have the interpreter and the
+    project's imports loaded; the default, ``""``, where bubblewrap works), ``"fresh"`` (a new
+    sandboxed process per sample on this machine) or ``"ray"`` (the nodes of a Ray cluster,
+    each running as many samples at once as it has Ray CPUs; ``ray_address`` is the cluster,
+    by default $RAY_ADDRESS or a Ray started for the call; needs ``codereval[ray]``);
+    ``preload`` what warm project workers import first: "auto", "none" or "mod1,mod2".
 
     A KeyboardInterrupt (Ctrl-C, a notebook's interrupt) propagates after the finished
     outcomes are saved; call again to resume. Raises UserError for bad input (unknown task ids,
@@ -357,9 +361,10 @@ def evaluate(
         compat=compat,
         rerun=rerun,
         progress=progress,
-        executor=executor,
-        preload=preload,
         official_name=official_name,
+        executor=executor,
+        ray_address=ray_address,
+        preload=preload,
     )
 
 
@@ -409,12 +414,14 @@ def evaluate_samples(
     official_name: str = MEMORY_OFFICIAL_NAME,
     console: Console | None = None,
     executor: str = "",
+    ray_address: str | None = None,
     preload: str = "auto",
 ) -> Run:
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
 
     _check_options(jobs=jobs, timeout=timeout, memory_mb=memory_mb, sandbox=sandbox)
+    _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
         jobs=jobs or default_jobs(),
@@ -429,6 +436,7 @@ def evaluate_samples(
         progress=progress,
         official_name=official_name,
         executor=executor,
+        ray_address=ray_address,
         preload=preload,
     )
     if console is None:
@@ -480,6 +488,27 @@ def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, sandbox:
     if sandbox not in SANDBOX_CHOICES:
         raise UserError(
             f"unknown sandbox {sandbox!r}", hint=f"choose one of: {', '.join(SANDBOX_CHOICES)}"
+        )
+
+
+def _check_executor(
+    executor: str, *, jobs: int | None, ray_address: str | None, preload: str = "auto"
+) -> None:
+    from codereval.executors import check_executor
+    from codereval.sandbox.warm import Preload
+
+    check_executor(executor)
+    Preload.parse(preload)
+    if ray_address is not None and executor != "ray":
+        raise UserError(
+            "--ray-address only applies with --executor ray",
+            hint="add --executor ray, or leave --ray-address out",
+        )
+    if jobs is not None and executor == "ray":
+        raise UserError(
+            "--jobs does not apply with --executor ray: each node runs as many samples at once "
+            "as it has Ray CPUs",
+            hint="set them where the node starts: ray start --num-cpus N",
         )
 
 

@@ -1,27 +1,23 @@
 """The evaluation engine: run every sample of a benchmark through its runner, in parallel.
 
-Load and check inputs, group tasks by runner, prepare each runner, then a pool of workers calls
-``runner.run`` while the main thread writes outcomes to the run directory's store as they come
-(one transaction per batch). A re-run of the same command skips what is already finished.
+Load and check inputs, group tasks by runner, hand the pending samples to an executor (a thread
+pool here, or a Ray cluster) and write the outcomes it yields to the run directory's store as they
+come (one transaction per batch). The main thread alone owns the store, the progress bar and
+resume: a re-run of the same command skips what is already finished.
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 import platform
 import sys
-import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -35,9 +31,11 @@ from rich.progress import (
 
 from codereval import HARNESS_VERSION, __version__
 from codereval.errors import UserError, name_some
-from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict, sha256_text
-from codereval.runners import RunContext, Runner, load_runner, runner_name_for
-from codereval.sandbox import Limits, Sandbox, get_sandbox
+from codereval.executors import DEFAULT_EXECUTOR, Executor, ExecutorOptions, Job, load_executor
+from codereval.executors.sample import default_env_root
+from codereval.model import Outcome, Sample, Task, Verdict, sha256_text
+from codereval.runners import Runner, load_runner, runner_name_for
+from codereval.sandbox import Limits, Sandbox
 from codereval.store import (
     OUTCOMES_JSONL,
     SAMPLES_JSONL,
@@ -47,19 +45,14 @@ from codereval.store import (
     current_outcomes,
     export_official,
     export_outcomes,
+    outcome_key,
     read_run_json,
     sample_key,
     write_jsonl_models,
     write_run_json,
 )
-from codereval.workspace import remove_tree
-
-if TYPE_CHECKING:
-    from codereval.sandbox.warm import Preload
 
 RUN_FORMAT = "codereval-run/1"
-# Per-evaluation scratch in the temp dir, named with the pid so leftovers of killed runs are found.
-WORK_PREFIX = "codereval-work-"
 RUN_FILES = (TASKS_JSONL, SAMPLES_JSONL, OUTCOMES_JSONL, STORE_FILE)
 # outcomes.jsonl is rewritten whole; the store is the truth, so this only bounds how stale the
 # export may be while a run is going (it is always rewritten at the end and on interrupt).
@@ -102,12 +95,16 @@ class EvalOptions:
     progress: bool = True
     # Name of the official result export, "<samples file>_out.jsonl".
     official_name: str = "samples.jsonl_out.jsonl"
-    # How Python samples run: "fresh" (a new sandbox and interpreter each) or "warm" (forked
-    # from sandboxed workers; codereval.sandbox.warm). Others always run fresh.
-    # "" picks warm where the sandbox is bwrap, else fresh.
-    executor: str = ""
+    # Where samples run (see codereval.executors); not part of a run's identity: a run started
+    # on one executor may be resumed on another, the verdict rules being the same.
+    executor: str = DEFAULT_EXECUTOR
+    ray_address: str | None = None
     # What warm project workers import before forking: auto, none, or module names.
     preload: str = "auto"
+
+    def executor_options(self) -> ExecutorOptions:
+        return ExecutorOptions(jobs=self.jobs, ray_address=self.ray_address,
+                               preload=self.preload)
 
     def limits(self) -> Limits:
         # CPU time gets twice the wall time: a sample may use both cores of a small machine
@@ -137,8 +134,9 @@ class RunReport:
     skipped: int
     isolation: str
     official: Path | None = None
-    executor: str = "fresh"
     counts: Counter[str] = field(default_factory=Counter)
+    # The executor that ran the samples: fresh, warm or ray.
+    executor: str = ""
 
     def pass_at_1(self) -> float:
         """Mean over tasks with samples of the fraction of their samples that passed."""
@@ -153,11 +151,6 @@ def mean_pass_rate(outcomes: Sequence[Outcome]) -> float:
     if not per_task:
         return 0.0
     return sum(sum(v) / len(v) for v in per_task.values()) / len(per_task)
-
-
-def default_env_root() -> Path:
-    home = os.environ.get("CODEREVAL_HOME")
-    return Path(home) if home else Path.home() / ".cache" / "codereval"
 
 
 def check_sample_ids(tasks: Sequence[Task], samples: Sequence[Sample]) -> None:
@@ -180,20 +173,28 @@ def check_sample_ids(tasks: Sequence[Task], samples: Sequence[Sample]) -> None:
         seen.add(key)
 
 
-def resolve_runners(
+def group_runners(
     tasks: Sequence[Task], overrides: Mapping[str, Runner] | None = None
 ) -> dict[str, tuple[Runner, list[Task]]]:
-    """Group tasks by runner and check each runner's toolchain before anything runs."""
+    """Group tasks by runner. Toolchains are checked where the samples run (the executor)."""
     groups: dict[str, list[Task]] = {}
     for task in tasks:
         groups.setdefault(runner_name_for(task), []).append(task)
-    resolved: dict[str, tuple[Runner, list[Task]]] = {}
-    for name, group in groups.items():
-        runner = overrides[name] if overrides and name in overrides else load_runner(name)
+    return {
+        name: (overrides[name] if overrides and name in overrides else load_runner(name), group)
+        for name, group in groups.items()
+    }
+
+
+def resolve_runners(
+    tasks: Sequence[Task], overrides: Mapping[str, Runner] | None = None
+) -> dict[str, tuple[Runner, list[Task]]]:
+    """Group tasks by runner and check each runner's toolchain on this machine."""
+    resolved = group_runners(tasks, overrides)
+    for name, (runner, _) in resolved.items():
         missing = runner.missing_toolchain()
         if missing:
             raise UserError(f"runner {name!r} cannot run here: {missing}")
-        resolved[name] = (runner, group)
     return resolved
 
 
@@ -203,25 +204,6 @@ def _projects_location(manifest: Path | None) -> Path | None:
     if manifest is not None and manifest.is_file() and manifest.name == "projects.toml":
         return manifest.parent
     return manifest
-
-
-def _sweep_stale_work_roots() -> None:
-    """Remove work roots left by evaluations that were killed (kill -9 skips our cleanup)."""
-    for path in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
-        pid_text = path.name[len(WORK_PREFIX) :].split("-", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
-            continue
-        remove_tree(path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _now() -> str:
@@ -251,88 +233,6 @@ def _check_resumable(run_dir: Path, identity: dict[str, Any], *, rerun: bool) ->
             hint="re-run with the same tasks and options, pass --rerun to start it over, "
             "or choose a new --out",
         )
-
-
-class _Provenance:
-    """Fills what a runner left blank in an outcome: hashes, environment, harness, isolation."""
-
-    def __init__(
-        self, *, benchmark_version: str, isolation: str, ctx: RunContext, executor: str
-    ) -> None:
-        self.benchmark_version = benchmark_version
-        self.isolation = isolation
-        self.executor = executor
-        self.ctx = ctx
-        self._fingerprints: dict[tuple[str, str], str] = {}
-        self._lock = threading.Lock()
-
-    def fingerprint(self, runner: Runner, task: Task) -> str:
-        key = (runner.name, task.task_id)
-        with self._lock:
-            if key in self._fingerprints:
-                return self._fingerprints[key]
-        try:
-            value = runner.environment_fingerprint(task, self.ctx)
-        except Exception as exc:
-            # Recorded in the outcome rather than failing the sample over bookkeeping.
-            value = f"unknown ({type(exc).__name__}: {exc})"
-        with self._lock:
-            self._fingerprints[key] = value
-        return value
-
-    def complete(self, outcome: Outcome, *, runner: Runner, task: Task, sample: Sample) -> Outcome:
-        given = outcome.provenance
-        provenance = Provenance(
-            benchmark_version=given.benchmark_version or self.benchmark_version,
-            task_hash=given.task_hash or task.content_hash(),
-            # The store's key: always the code that was handed to the runner.
-            code_hash=sample.code_hash(),
-            environment=given.environment or self.fingerprint(runner, task),
-            harness_version=given.harness_version or HARNESS_VERSION,
-            # Runners say when they ran a sample another way (e.g. fresh under --executor warm).
-            executor=given.executor or self.executor,
-        )
-        return outcome.model_copy(
-            update={
-                "task_id": sample.task_id,
-                "sample_index": sample.index,
-                "isolation": outcome.isolation or self.isolation,
-                "provenance": provenance,
-            }
-        )
-
-
-def _run_one(
-    runner: Runner, task: Task, sample: Sample, ctx: RunContext, fill: _Provenance
-) -> Outcome:
-    started = time.monotonic()
-    if sample.code is None or not sample.code.strip():
-        outcome = Outcome(
-            task_id=sample.task_id,
-            sample_index=sample.index,
-            verdict=Verdict.NO_CODE,
-            stage=Stage.EXTRACT,
-            detail="no code was extracted from the generation",
-        )
-        return fill.complete(outcome, runner=runner, task=task, sample=sample)
-    try:
-        outcome = runner.run(task, sample, ctx)
-        if outcome.task_id != sample.task_id or outcome.sample_index != sample.index:
-            raise RuntimeError(
-                f"returned the outcome of {outcome.task_id}#{outcome.sample_index}"
-            )
-    except Exception as exc:
-        # A runner bug is ours, not the model's: recorded as infra_error, never lost.
-        outcome = Outcome(
-            task_id=sample.task_id,
-            sample_index=sample.index,
-            verdict=Verdict.INFRA_ERROR,
-            stage=Stage.UNKNOWN,
-            wall_time=time.monotonic() - started,
-            detail=f"runner {runner.name or type(runner).__name__} failed: "
-            f"{type(exc).__name__}: {exc}",
-        )
-    return fill.complete(outcome, runner=runner, task=task, sample=sample)
 
 
 @contextmanager
@@ -384,19 +284,7 @@ def evaluate(
     identity = {"benchmark": benchmark.name, "tasks": benchmark.version, **options.identity()}
     _check_resumable(run_dir, identity, rerun=options.rerun)
     used = {s.task_id for s in samples}
-    groups = resolve_runners([t for t in tasks if t.task_id in used], runners)
-    box = sandbox or get_sandbox(options.sandbox)
-    executor, preload = _check_executor(options, box)
-    if box.isolation == "none":
-        console.print(
-            "[bold red]WARNING: --sandbox none: generated code runs unconfined, with your "
-            "permissions, network and files. Use it only to debug trusted samples.[/]"
-        )
-    elif not box.isolation.startswith("bwrap"):
-        console.print(
-            f"[yellow]note: isolation is {box.isolation!r} (resource limits only, no "
-            "filesystem or network isolation); install bubblewrap for the full sandbox[/]"
-        )
+    groups = group_runners([t for t in tasks if t.task_id in used], runners)
 
     finished: set[tuple[str, int, str]] = set()
     store_path = run_dir / STORE_FILE
@@ -406,47 +294,33 @@ def evaluate(
     pending = [s for s in samples if sample_key(s) not in finished]
     skipped = len(samples) - len(pending)
 
-    env_root = options.env_root or default_env_root()
-    _sweep_stale_work_roots()
-    work_root = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
-    warm = None
-    if preload is not None:
-        from codereval.sandbox.warm import WarmPool
-
-        # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
-        warm = WarmPool(sandbox=box, root=work_root / "warm", preload=preload,
-                        max_workers=2 * options.jobs + 2)
-    ctx = RunContext(
-        sandbox=box,
+    executor = load_executor(options.executor, options.executor_options())
+    job = Job(
+        benchmark_version=benchmark.version,
+        tasks={t.task_id: t for t in tasks},
+        runners=groups,
+        pending=pending,
         limits=options.limits(),
-        work_root=work_root,
-        env_root=env_root,
+        sandbox=options.sandbox,
+        sandbox_override=sandbox,
+        env_root=options.env_root,
         tests_dir=options.tests_dir,
         projects_dir=_projects_location(options.projects),
         compat=options.compat,
-        warm=warm,
+        notice=lambda text: console.print(f"[yellow]{text}[/]", highlight=False),
     )
-    task_by_id = {t.task_id: t for t in tasks}
-    runner_of = {t.task_id: runner for runner, group in groups.values() for t in group}
-    fill = _Provenance(benchmark_version=benchmark.version, isolation=box.isolation, ctx=ctx,
-                       executor=executor)
     meta: dict[str, Any] = {}
     try:
-        blocked: dict[str, str] = {}
-        pending_tasks = {s.task_id for s in pending}
-        for runner, group in groups.values():
-            todo = [t for t in group if t.task_id in pending_tasks]
-            if todo:
-                blocked.update(runner.prepare(todo, ctx))
-
+        executor.start(job)
+        _warn_about_isolation(executor.isolation, console)
         meta = _start_run_dir(
             run_dir,
             benchmark=benchmark,
             samples=samples,
             options=options,
             identity=identity,
-            isolation=box.isolation,
-            executor=executor,
+            isolation=executor.isolation,
+            executor=executor.describe(),
         )
         with ResultStore.open(run_dir) as store:
             if options.rerun:
@@ -456,27 +330,24 @@ def evaluate(
                 store=store,
                 options=options,
                 console=console,
-                work=lambda s: _evaluate_sample(
-                    s, task_by_id=task_by_id, runner_of=runner_of, blocked=blocked, ctx=ctx,
-                    fill=fill,
-                ),
+                executor=executor,
                 export=lambda: _export(run_dir, tasks, samples, store, options),
             )
             outcomes, official = _export(run_dir, tasks, samples, store, options)
-        meta.update(status="finished", finished=_now(), counts=dict(_counts(outcomes)))
+        meta.update(
+            status="finished",
+            finished=_now(),
+            counts=dict(_counts(outcomes)),
+            executor=executor.describe(),
+        )
         write_run_json(run_dir, meta)
     except KeyboardInterrupt:
         if meta:
-            meta.update(status="interrupted", interrupted=_now())
+            meta.update(status="interrupted", interrupted=_now(), executor=executor.describe())
             write_run_json(run_dir, meta)
         raise
     finally:
-        for runner, _ in groups.values():
-            runner.close()
-        if warm is not None:
-            warm.close()
-        # Workspaces are the runners' to remove; this sweeps what an interrupted worker left.
-        remove_tree(work_root)
+        executor.close()
     return RunReport(
         run_dir=run_dir,
         tasks=tasks,
@@ -484,61 +355,30 @@ def evaluate(
         outcomes=outcomes,
         ran=ran,
         skipped=skipped,
-        isolation=box.isolation,
+        isolation=executor.isolation,
         official=official,
         counts=_counts(outcomes),
-        executor=executor,
+        executor=executor.name,
     )
 
 
-def _check_executor(options: EvalOptions, box: Sandbox) -> tuple[str, Preload | None]:
-    """The executor to use and, for warm, what its workers preload. UserError when the
-    executor cannot run with this sandbox (checked before the run directory is touched)."""
-    from codereval.sandbox.bwrap import BwrapSandbox
-    from codereval.sandbox.warm import EXECUTORS, Preload
-
-    if options.executor not in ("", *EXECUTORS):
-        raise UserError(f"unknown executor {options.executor!r}",
-                        hint=f"choose one of: {', '.join(EXECUTORS)}")
-    preload = Preload.parse(options.preload)
-    bwrap = isinstance(box, BwrapSandbox)
-    executor = options.executor or ("warm" if bwrap else "fresh")
-    if executor == "fresh":
-        return executor, None
-    if not bwrap:
-        raise UserError(
-            f"the warm executor runs in the bwrap sandbox, not {box.isolation!r}",
-            hint="install bubblewrap (scripts/setup-system.sh), or pass --executor fresh",
+def _warn_about_isolation(isolation: str, console: Console) -> None:
+    # Several when the machines differ (a Ray cluster), joined by ", ".
+    names = isolation.split(", ")
+    if "none" in names:
+        console.print(
+            "[bold red]WARNING: --sandbox none: generated code runs unconfined, with your "
+            "permissions, network and files. Use it only to debug trusted samples.[/]"
         )
-    return executor, preload
+    elif not all(name.startswith("bwrap") for name in names):
+        console.print(
+            f"[yellow]note: isolation is {isolation!r} (resource limits only, no "
+            "filesystem or network isolation); install bubblewrap for the full sandbox[/]"
+        )
 
 
 def _counts(outcomes: Sequence[Outcome]) -> Counter[str]:
     return Counter(o.verdict.value for o in outcomes)
-
-
-def _evaluate_sample(
-    sample: Sample,
-    *,
-    task_by_id: Mapping[str, Task],
-    runner_of: Mapping[str, Runner],
-    blocked: Mapping[str, str],
-    ctx: RunContext,
-    fill: _Provenance,
-) -> Outcome:
-    task = task_by_id[sample.task_id]
-    runner = runner_of[sample.task_id]
-    reason = blocked.get(sample.task_id)
-    if reason is not None:
-        outcome = Outcome(
-            task_id=sample.task_id,
-            sample_index=sample.index,
-            verdict=Verdict.INFRA_ERROR,
-            stage=Stage.ENVIRONMENT,
-            detail=reason,
-        )
-        return fill.complete(outcome, runner=runner, task=task, sample=sample)
-    return _run_one(runner, task, sample, ctx, fill)
 
 
 def _start_run_dir(
@@ -549,7 +389,7 @@ def _start_run_dir(
     options: EvalOptions,
     identity: dict[str, Any],
     isolation: str,
-    executor: str,
+    executor: dict[str, Any],
 ) -> dict[str, Any]:
     run_dir.mkdir(parents=True, exist_ok=True)
     previous = read_run_json(run_dir) or {}
@@ -568,7 +408,7 @@ def _start_run_dir(
         "harness_version": HARNESS_VERSION,
         "codereval_version": __version__,
         "sandbox": {"requested": options.sandbox, "isolation": isolation},
-        "executor": {"name": executor, "preload": options.preload},
+        "executor": executor,
         "options": {
             "jobs": options.jobs,
             "timeout": options.timeout,
@@ -614,25 +454,20 @@ def _run_pending(
     store: ResultStore,
     options: EvalOptions,
     console: Console,
-    work: Callable[[Sample], Outcome],
+    executor: Executor,
     export: Callable[[], object],
 ) -> int:
-    """Run samples on a pool of workers; the calling thread alone writes the store."""
+    """Record what the executor yields; the calling thread alone writes the store."""
     ran = 0
-    jobs = max(1, options.jobs)
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="codereval")
+    recorded: set[tuple[str, int, str]] = set()
+    batches = executor.run(pending)
     try:
         with _progress(options.progress, len(pending), console) as advance:
-            # A few samples queued per worker, not all of them: waiting on every pending
-            # future after each completion costs quadratic time on big runs.
-            queue = iter(pending)
-            futures: set[Future[Outcome]] = {
-                pool.submit(work, s) for s in itertools.islice(queue, 4 * jobs)}
             last_export = time.monotonic()
-            while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
-                futures |= {pool.submit(work, s) for s in itertools.islice(queue, len(done))}
-                batch = [f.result() for f in done]
+            for given in batches:
+                # A sample is counted once, whatever an executor retried behind our back.
+                batch = [o for o in given if outcome_key(o) not in recorded]
+                recorded.update(outcome_key(o) for o in batch)
                 store.record(batch)
                 ran += len(batch)
                 for outcome in batch:
@@ -641,13 +476,11 @@ def _run_pending(
                     export()
                     last_export = time.monotonic()
     except BaseException:
-        # Ctrl-C or a failing store: queued samples never start, running ones finish inside
-        # their own limits but are not recorded (they run again on resume), and the exports
-        # show exactly what the store committed.
-        pool.shutdown(wait=True, cancel_futures=True)
+        # Ctrl-C or a failing store: the executor stops what has not started, and the exports
+        # show exactly what the store committed (the rest runs again on resume).
+        batches.close()
         export()
         raise
-    pool.shutdown(wait=True)
     return ran
 
 
@@ -658,6 +491,7 @@ __all__ = [
     "check_sample_ids",
     "default_env_root",
     "evaluate",
+    "group_runners",
     "mean_pass_rate",
     "resolve_runners",
     "tasks_version",

@@ -211,8 +211,9 @@ class Provenance(Frozen):
     code_hash: str = ""
     environment: str = ""
     harness_version: str = ""
-    # How the sample was run: "fresh" (a new sandbox and process) or "warm" (forked from a
-    # sandboxed worker, codereval.sandbox.warm). Empty in outcomes written before executors.
+    # How and where the sample ran: "fresh" (a new sandbox and process on this machine),
+    # "warm" (forked from a sandboxed worker, codereval.sandbox.warm), "ray" (a fresh process on
+    # a Ray cluster's node). Empty in outcomes recorded before executors existed, and imports.
     executor: str = ""
 
 

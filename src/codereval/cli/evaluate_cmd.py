@@ -71,11 +71,12 @@ from codereval.model import Sample
 )
 @click.option(
     "--executor",
-    type=click.Choice(["fresh", "warm"]),
+    type=click.Choice(["fresh", "warm", "ray"]),
     default=None,
-    help="How Python samples run: warm forks each from a sandboxed worker that has the "
-    "interpreter and the project's imports loaded; fresh starts a new sandbox and interpreter "
-    "per sample. [warm where bwrap works, else fresh]",
+    help="Where and how samples run: warm forks each Python sample from a sandboxed worker "
+    "that has the interpreter and the project's imports loaded; fresh starts a new sandbox and "
+    "process per sample; ray runs them on the nodes of a Ray cluster (pip install "
+    "'codereval[ray]'). [warm where bwrap works, else fresh]",
 )
 @click.option(
     "--preload",
@@ -83,6 +84,13 @@ from codereval.model import Sample
     show_default=True,
     help="What warm project workers import before forking: auto (third-party modules whose "
     "import has no detectable side effect), none, or a comma-separated list of modules.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="HOST:PORT",
+    help="With --executor ray: the cluster's head (what `ray start --head` printed) "
+    "[$RAY_ADDRESS, else a Ray started here].",
 )
 @click.option("--compat", is_flag=True, help="Reproduce the original platform's quirks.")
 @click.option("--rerun", is_flag=True, help="Discard what --out holds and evaluate everything.")
@@ -111,6 +119,7 @@ def evaluate_command(
     memory_mb: int,
     sandbox: str,
     executor: str | None,
+    ray_address: str | None,
     preload: str,
     compat: bool,
     rerun: bool,
@@ -131,10 +140,11 @@ def evaluate_command(
       codereval evaluate --benchmark mini-python --out runs/mini
       codereval evaluate --tasks CoderEval4Python.json --samples Raw_Input.jsonl \\
           --tests-dir codereval-tests --projects projects.toml --jobs 2 --out runs/chatgpt
-      codereval evaluate --benchmark humaneval --executor warm --jobs 2 --out runs/he
       codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
+      codereval evaluate --benchmark humanevalx-python --samples gens.jsonl \\
+          --executor ray --ray-address 10.0.0.1:6379 --out runs/hx-py
     """
     from rich.console import Console
 
@@ -173,14 +183,15 @@ def evaluate_command(
             timeout=timeout,
             memory_mb=memory_mb,
             sandbox=sandbox,
-            executor=executor or "",
-            preload=preload,
             compat=compat,
             rerun=rerun,
             progress=True,
             mode=f"reference x{repeat or 3}" if reference else "samples",
             official_name=official_name,
             console=Console(stderr=True),
+            executor=executor or "",
+            ray_address=ray_address,
+            preload=preload,
         )
     except KeyboardInterrupt:
         # Raised here, not left to click, which would turn it into a bare "aborted".

@@ -1,0 +1,165 @@
+"""The local executors: a thread pool on this machine.
+
+``fresh`` is what `codereval evaluate` always did: the runners are prepared here, then
+``--jobs`` threads call ``runner.run``, each sample in a new sandboxed process, and the outcomes
+are yielded as they finish. ``warm`` is the same pool with a ``WarmPool`` in the run context:
+the Python runners fork their samples from sandboxed workers (codereval.sandbox.warm).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from codereval.errors import UserError
+from codereval.executors.base import Executor, ExecutorOptions, Job
+from codereval.executors.sample import (
+    ProvenanceFiller,
+    default_env_root,
+    evaluate_sample,
+    make_work_root,
+)
+from codereval.model import Outcome, Sample
+from codereval.runners import RunContext
+from codereval.sandbox import Sandbox, get_sandbox
+from codereval.sandbox.warm import Preload, WarmPool
+from codereval.workspace import remove_tree
+
+
+class FreshExecutor(Executor):
+    name = "fresh"
+
+    _job: Job | None = None
+    _ctx: RunContext | None = None
+    _fill: ProvenanceFiller | None = None
+    _work_root: Path | None = None
+    _blocked: dict[str, str]
+    _isolation = ""
+
+    def start(self, job: Job) -> None:
+        self._start(job, job.sandbox_override or get_sandbox(job.sandbox))
+
+    def _warm_pool(self, box: Sandbox, work_root: Path) -> WarmPool | None:
+        return None
+
+    def _start(self, job: Job, box: Sandbox) -> None:
+        for name, (runner, _) in job.runners.items():
+            missing = runner.missing_toolchain()
+            if missing:
+                raise UserError(f"runner {name!r} cannot run here: {missing}")
+        self._isolation = box.isolation
+        self._work_root = make_work_root()
+        self._ctx = RunContext(
+            warm=self._warm_pool(box, self._work_root),
+            sandbox=box,
+            limits=job.limits,
+            work_root=self._work_root,
+            env_root=job.env_root or default_env_root(),
+            tests_dir=job.tests_dir,
+            projects_dir=job.projects_dir,
+            compat=job.compat,
+        )
+        self._job = job
+        self._fill = ProvenanceFiller(
+            benchmark_version=job.benchmark_version,
+            isolation=box.isolation,
+            executor=self.name,
+            ctx=self._ctx,
+        )
+        self._blocked = {}
+        pending_tasks = {s.task_id for s in job.pending}
+        for runner, group in job.runners.values():
+            todo = [t for t in group if t.task_id in pending_tasks]
+            if todo:
+                self._blocked.update(runner.prepare(todo, self._ctx))
+
+    @property
+    def isolation(self) -> str:
+        return self._isolation
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "jobs": self.options.jobs}
+
+    def _evaluate(self, sample: Sample) -> Outcome:
+        assert self._job is not None and self._ctx is not None and self._fill is not None
+        runner, _ = self._job.runners[self._job.runner_names[sample.task_id]]
+        return evaluate_sample(
+            sample,
+            task=self._job.tasks[sample.task_id],
+            runner=runner,
+            blocked=self._blocked,
+            ctx=self._ctx,
+            fill=self._fill,
+        )
+
+    def run(self, samples: Sequence[Sample]) -> Generator[Sequence[Outcome], None, None]:
+        pool = ThreadPoolExecutor(
+            max_workers=max(1, self.options.jobs), thread_name_prefix="codereval"
+        )
+        try:
+            # A few samples queued per thread, not all of them: waiting on every pending future
+            # after each completion costs quadratic time on big runs.
+            queue = iter(samples)
+            ahead = 4 * max(1, self.options.jobs)
+            futures: set[Future[Outcome]] = {
+                pool.submit(self._evaluate, s) for s in islice(queue, ahead)}
+            while futures:
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                futures |= {pool.submit(self._evaluate, s) for s in islice(queue, len(done))}
+                yield [f.result() for f in done]
+        finally:
+            # Closed early (Ctrl-C, a failing store): queued samples never start; running ones
+            # finish inside their own limits but are not recorded (they run again on resume).
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        if self._job is not None:
+            for runner, _ in self._job.runners.values():
+                runner.close()
+        if self._ctx is not None and self._ctx.warm is not None:
+            self._ctx.warm.close()
+        if self._work_root is not None:
+            # Workspaces are the runners' to remove; this sweeps what an interrupted one left.
+            remove_tree(self._work_root)
+
+
+class WarmExecutor(FreshExecutor):
+    """Python samples forked from sandboxed workers, the rest fresh. Needs bubblewrap; with
+    ``auto`` (no --executor given) a machine without it runs fresh instead."""
+
+    name = "warm"
+
+    def __init__(self, options: ExecutorOptions, *, auto: bool = False) -> None:
+        super().__init__(options)
+        self.auto = auto
+
+    def start(self, job: Job) -> None:
+        from codereval.sandbox.bwrap import BwrapSandbox
+
+        self._preload = Preload.parse(self.options.preload)
+        box = job.sandbox_override or get_sandbox(job.sandbox)
+        if not isinstance(box, BwrapSandbox):
+            if not self.auto:
+                raise UserError(
+                    f"the warm executor runs in the bwrap sandbox, not {box.isolation!r}",
+                    hint="install bubblewrap (scripts/setup-system.sh), or pass --executor fresh",
+                )
+            self.name = "fresh"
+        self._start(job, box)
+
+    def _warm_pool(self, box: Sandbox, work_root: Path) -> WarmPool | None:
+        if self.name != "warm":
+            return None
+        # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
+        jobs = max(1, self.options.jobs)
+        return WarmPool(sandbox=box, root=work_root / "warm", preload=self._preload,
+                        max_workers=2 * jobs + 2)
+
+    def describe(self) -> dict[str, Any]:
+        described = super().describe()
+        if self.name == "warm":
+            described["preload"] = self.options.preload
+        return described

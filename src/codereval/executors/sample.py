@@ -1,0 +1,177 @@
+"""Evaluating one sample, on whichever machine it runs: the part every executor shares.
+
+A sample whose task could not be prepared, or that has no code, gets its verdict without
+running; any other goes to its runner, and a runner that raises is recorded as ``infra_error``.
+Every outcome leaves here with its provenance complete (hashes, environment, harness, isolation
+and the executor that ran it), so the driver only stores what it receives.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from codereval import HARNESS_VERSION
+from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict
+from codereval.runners import RunContext, Runner
+from codereval.workspace import remove_tree
+
+# Per-evaluation scratch in the temp dir, named with the pid so leftovers of killed runs are found.
+WORK_PREFIX = "codereval-work-"
+
+
+def default_env_root() -> Path:
+    """This machine's environment cache: $CODEREVAL_HOME, else ~/.cache/codereval."""
+    home = os.environ.get("CODEREVAL_HOME")
+    return Path(home) if home else Path.home() / ".cache" / "codereval"
+
+
+def make_work_root() -> Path:
+    """A fresh scratch folder for this process's workspaces, after sweeping dead ones."""
+    _sweep_stale_work_roots()
+    return Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
+
+
+def _sweep_stale_work_roots() -> None:
+    """Remove work roots left by evaluations that were killed (kill -9 skips our cleanup)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
+        pid_text = path.name[len(WORK_PREFIX) :].split("-", 1)[0]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        remove_tree(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class ProvenanceFiller:
+    """Fills what a runner left blank in an outcome: hashes, environment, harness, isolation,
+    executor."""
+
+    def __init__(
+        self, *, benchmark_version: str, isolation: str, executor: str, ctx: RunContext
+    ) -> None:
+        self.benchmark_version = benchmark_version
+        self.isolation = isolation
+        self.executor = executor
+        self.ctx = ctx
+        self._fingerprints: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
+
+    def fingerprint(self, runner: Runner, task: Task) -> str:
+        key = (runner.name, task.task_id)
+        with self._lock:
+            if key in self._fingerprints:
+                return self._fingerprints[key]
+        try:
+            value = runner.environment_fingerprint(task, self.ctx)
+        except Exception as exc:
+            # Recorded in the outcome rather than failing the sample over bookkeeping.
+            value = f"unknown ({type(exc).__name__}: {exc})"
+        with self._lock:
+            self._fingerprints[key] = value
+        return value
+
+    def complete(self, outcome: Outcome, *, runner: Runner, task: Task, sample: Sample) -> Outcome:
+        return complete_provenance(
+            outcome,
+            task=task,
+            sample=sample,
+            benchmark_version=self.benchmark_version,
+            environment=lambda: self.fingerprint(runner, task),
+            isolation=self.isolation,
+            executor=self.executor,
+        )
+
+
+def complete_provenance(
+    outcome: Outcome,
+    *,
+    task: Task,
+    sample: Sample,
+    benchmark_version: str,
+    environment: str | Callable[[], str],
+    isolation: str,
+    executor: str,
+) -> Outcome:
+    """The outcome with every provenance field set (what the runner gave is kept)."""
+    given = outcome.provenance
+    env = given.environment or (environment() if callable(environment) else environment)
+    provenance = Provenance(
+        benchmark_version=given.benchmark_version or benchmark_version,
+        task_hash=given.task_hash or task.content_hash(),
+        # The store's key: always the code that was handed to the runner.
+        code_hash=sample.code_hash(),
+        environment=env,
+        harness_version=given.harness_version or HARNESS_VERSION,
+        executor=given.executor or executor,
+    )
+    return outcome.model_copy(
+        update={
+            "task_id": sample.task_id,
+            "sample_index": sample.index,
+            "isolation": outcome.isolation or isolation,
+            "provenance": provenance,
+        }
+    )
+
+
+def evaluate_sample(
+    sample: Sample,
+    *,
+    task: Task,
+    runner: Runner,
+    blocked: Mapping[str, str],
+    ctx: RunContext,
+    fill: ProvenanceFiller,
+) -> Outcome:
+    """The outcome of one sample: blocked, no code, or what its runner judged."""
+    reason = blocked.get(sample.task_id)
+    if reason is not None:
+        outcome = Outcome(
+            task_id=sample.task_id,
+            sample_index=sample.index,
+            verdict=Verdict.INFRA_ERROR,
+            stage=Stage.ENVIRONMENT,
+            detail=reason,
+        )
+        return fill.complete(outcome, runner=runner, task=task, sample=sample)
+    started = time.monotonic()
+    if sample.code is None or not sample.code.strip():
+        outcome = Outcome(
+            task_id=sample.task_id,
+            sample_index=sample.index,
+            verdict=Verdict.NO_CODE,
+            stage=Stage.EXTRACT,
+            detail="no code was extracted from the generation",
+        )
+        return fill.complete(outcome, runner=runner, task=task, sample=sample)
+    try:
+        outcome = runner.run(task, sample, ctx)
+        if outcome.task_id != sample.task_id or outcome.sample_index != sample.index:
+            raise RuntimeError(
+                f"returned the outcome of {outcome.task_id}#{outcome.sample_index}"
+            )
+    except Exception as exc:
+        # A runner bug is ours, not the model's: recorded as infra_error, never lost.
+        outcome = Outcome(
+            task_id=sample.task_id,
+            sample_index=sample.index,
+            verdict=Verdict.INFRA_ERROR,
+            stage=Stage.UNKNOWN,
+            wall_time=time.monotonic() - started,
+            detail=f"runner {runner.name or type(runner).__name__} failed: "
+            f"{type(exc).__name__}: {exc}",
+        )
+    return fill.complete(outcome, runner=runner, task=task, sample=sample)
