@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SHARED_DATA = SHARED / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A suite started in the background by a script (`cmd &`, nohup) inherits SIGINT ignored,
+    # and so would every process it starts: the tests that interrupt a run with Ctrl-C, and the
+    # ones comparing a sample's signal handlers with a fresh interpreter's, specify behaviour
+    # under a normal launch.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -66,7 +66,9 @@ class FreshExecutor(Executor):
         self._fill = ProvenanceFiller(
             benchmark_version=job.benchmark_version,
             isolation=box.isolation,
-            executor=self.name,
+            # Under warm, the Python runners say "warm" for what they forked; the rest (other
+            # languages, compat runs, fallbacks) ran fresh.
+            executor="fresh",
             ctx=self._ctx,
         )
         self._blocked = {}
