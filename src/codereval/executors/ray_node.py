@@ -146,6 +146,7 @@ class NodeWorker:
             isolation=self.isolation,
             executor=EXECUTOR,
             ctx=self.ctx,
+            override=True,
         )
 
     def describe(self) -> NodeReport:

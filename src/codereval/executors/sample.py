@@ -60,11 +60,14 @@ class ProvenanceFiller:
     executor."""
 
     def __init__(
-        self, *, benchmark_version: str, isolation: str, executor: str, ctx: RunContext
+        self, *, benchmark_version: str, isolation: str, executor: str, ctx: RunContext,
+        override: bool = False,
     ) -> None:
         self.benchmark_version = benchmark_version
         self.isolation = isolation
         self.executor = executor
+        # True: ``executor`` replaces what a runner said (a Ray node's fresh run is "ray").
+        self.override = override
         self.ctx = ctx
         self._fingerprints: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
@@ -92,6 +95,7 @@ class ProvenanceFiller:
             environment=lambda: self.fingerprint(runner, task),
             isolation=self.isolation,
             executor=self.executor,
+            override=self.override,
         )
 
 
@@ -104,8 +108,10 @@ def complete_provenance(
     environment: str | Callable[[], str],
     isolation: str,
     executor: str,
+    override: bool = False,
 ) -> Outcome:
-    """The outcome with every provenance field set (what the runner gave is kept)."""
+    """The outcome with every provenance field set (what the runner gave is kept, but for the
+    executor when ``override``)."""
     given = outcome.provenance
     env = given.environment or (environment() if callable(environment) else environment)
     provenance = Provenance(
@@ -115,7 +121,7 @@ def complete_provenance(
         code_hash=sample.code_hash(),
         environment=env,
         harness_version=given.harness_version or HARNESS_VERSION,
-        executor=given.executor or executor,
+        executor=executor if override else (given.executor or executor),
     )
     return outcome.model_copy(
         update={
