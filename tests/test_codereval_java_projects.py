@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_prepare_codereval_java import PARENT_POM
 
 from codereval.agreement import (
     COMPILE_UNEXPLAINED,
@@ -359,18 +360,6 @@ public class NoForbidden extends AbstractProcessor {
     }
 }
 """
-STAMPED_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>demo</groupId><artifactId>parent</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <modules><module>core</module></modules>
-  <properties>
-    <maven.compiler.source>11</maven.compiler.source>
-    <maven.compiler.target>11</maven.compiler.target>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-</project>
-"""
 STAMPED_CORE_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <parent><groupId>demo</groupId><artifactId>parent</artifactId><version>1</version></parent>
@@ -411,7 +400,7 @@ def test_a_maven_projects_annotation_processors_run_when_a_sample_compiles(
         jar.write(classes / "stamp" / "NoForbidden.class", "stamp/NoForbidden.class")
         jar.writestr("META-INF/services/javax.annotation.processing.Processor",
                      "stamp.NoForbidden\n")
-    (repo / "pom.xml").write_text(STAMPED_POM)
+    (repo / "pom.xml").write_text(PARENT_POM)
     (repo / "core" / "pom.xml").write_text(STAMPED_CORE_POM)
     (source / "Util.java").write_text(
         "package demo;\n\npublic class Util {\n    /** Doubles. */\n"

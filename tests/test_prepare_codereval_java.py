@@ -16,6 +16,7 @@ from codereval.benchmarks.codereval import JAVA_KEYS
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Outcome, Stage, Verdict
 from codereval.prepare.java_locate import index_methods, locate, methods_of, signature_of
+from codereval.runners.java import NO_TEST
 
 UTIL = """package demo;
 
@@ -105,8 +106,7 @@ def test_compile_state_reads_our_outcomes() -> None:
 
     assert compile_state(outcome(Verdict.COMPILE_ERROR, Stage.COMPILE)) == "compile_error"
     assert compile_state(outcome(Verdict.FAILED, Stage.CHECK)) == "compiled"
-    assert compile_state(outcome(Verdict.INFRA_ERROR, Stage.COMPILE,
-                                 "compiled; no official test available")) == "compiled"
+    assert compile_state(outcome(Verdict.INFRA_ERROR, Stage.COMPILE, NO_TEST)) == "compiled"
     assert compile_state(outcome(Verdict.INFRA_ERROR, Stage.ENVIRONMENT, "no env")) is None
 
 

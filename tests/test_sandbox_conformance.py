@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from _pytest.mark.structures import ParameterSet
+from live_processes import live_pids_with
 
 from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount, Sandbox, sandbox_class
 from codereval.sandbox.bwrap import BwrapSandbox
@@ -122,23 +123,6 @@ def run_py(
         **options,  # type: ignore[arg-type]
     )
     return sandbox.run(request)
-
-
-def live_pids_with(token: str) -> list[int]:
-    """Host pids of live (not zombie) processes whose command line holds ``token``."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
-            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
-        except OSError:
-            continue
-        state = stat[stat.rfind(b")") + 2 :].split()[0]
-        if token.encode() in cmdline and state != b"Z":
-            found.append(int(entry.name))
-    return found
 
 
 # --- reporting ------------------------------------------------------------------------------

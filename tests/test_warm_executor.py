@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from live_processes import live_pids_with
 
 from codereval.errors import UserError
 from codereval.sandbox import ExecRequest, ExecResult, Limits
@@ -76,21 +77,6 @@ def the_worker(pool: WarmPool) -> object:
     workers = pool.workers()
     assert len(workers) == 1
     return workers[0]
-
-
-def live_pids_with(token: str) -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
-            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
-        except OSError:
-            continue
-        if token.encode() in cmdline and stat[stat.rfind(b")") + 2 :].split()[0] != b"Z":
-            found.append(int(entry.name))
-    return found
 
 
 # --- one worker, many samples -----------------------------------------------------------------

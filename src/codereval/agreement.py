@@ -31,6 +31,7 @@ from codereval.benchmarks.official import OfficialResults, load_official_results
 from codereval.errors import UserError
 from codereval.jsonl import iter_jsonl
 from codereval.model import Language, Outcome, Sample, Stage, Verdict
+from codereval.runners.java import compiled_untested
 from codereval.store import Run, load_run
 
 CAUSES_FILE = "codereval_python/agreement.toml"
@@ -456,8 +457,8 @@ def compile_state(outcome: Outcome) -> str | None:
         return NOT_COMPILED
     if outcome.stage in (Stage.RUN, Stage.CHECK, Stage.DONE):
         return COMPILED
-    if outcome.stage is Stage.COMPILE and outcome.detail.startswith(COMPILED):
-        return COMPILED  # compiled, no test to run (runners/java.py NO_TEST)
+    if compiled_untested(outcome):
+        return COMPILED
     return None
 
 

@@ -37,6 +37,8 @@ BASE_PATH = []  # type: list[str]
 STARTUP_ENV = {}  # type: dict[str, str]
 # Top-level names of the modules the preload added (stdlib ones included), with their files.
 PRELOADED = {}  # type: dict[str, str]
+# In a sample's child: the sys.path entries already checked for shadowing (see path_changed).
+CHECKED = set()  # type: set[str]
 WIPED = ("/tmp", "/run", "/dev/shm")
 SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 # What Python itself ignores at startup (writes then fail with EPIPE / EFBIG instead).
@@ -414,9 +416,19 @@ def _fresh_state(request):
 
 
 def path_changed():
-    """Forget the preload when an entry the worker did not start with shadows part of it."""
-    if _shadowed([p for p in sys.path if p not in BASE_PATH]):
+    """Forget the preload when an entry the worker did not start with shadows part of it.
+
+    Called when the child starts and again when our harness adds the test's folder: each
+    entry is listed once per sample, and nothing is listed once the preload is forgotten.
+    """
+    if not PRELOADED:
+        return
+    entries = [p for p in sys.path if p not in BASE_PATH and p not in CHECKED]
+    CHECKED.update(entries)
+    if _shadowed(entries):
         _forget_preload()
+        # This child only (a fork): with nothing preloaded, nothing is left to shadow.
+        PRELOADED.clear()
 
 
 def _shadowed(entries):
