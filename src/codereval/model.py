@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,9 +18,14 @@ class Frozen(BaseModel):
     """Base of every value type: immutable, strict about unknown fields, JSON-friendly."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # Fields added after values of this type were first written: left out of the JSON while
+    # unset, so everything written before them (and the hashes taken of it: task fingerprints,
+    # run identities) stays byte for byte the same.
+    _omit_when_none: ClassVar[frozenset[str]] = frozenset()
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True)
+        unset = {name for name in self._omit_when_none if getattr(self, name) is None}
+        return self.model_dump_json(by_alias=True, exclude=unset or None)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
@@ -156,6 +161,99 @@ class TestSpec(Frozen):
     entry_point: str = ""
 
 
+class UjbKind(StrEnum):
+    """CoderUJB's five task kinds (ISSTA 2024)."""
+
+    FCG = "fcg"  # functional code generation: write a method, run the project's tests
+    CTG = "ctg"  # code-based test generation: write a test for given code, scored by coverage
+    ITG = "itg"  # issue-based test generation: a test that fails on the bug and passes fixed
+    APR = "apr"  # automated program repair: fix the buggy method
+    DD = "dd"  # defect detection: say whether the method is defective
+
+
+class IssueReport(Frozen):
+    """The issue an ITG test is written from."""
+
+    title: str = ""
+    body: str = ""
+    url: str = ""
+
+
+class UjbSpec(Frozen):
+    """What a CoderUJB task needs beyond the common slots of ``Task``.
+
+    A CoderUJB task lives in one bug of one project (Defects4J's ids: ``Lang`` / ``1``), which
+    comes in two versions, buggy and fixed. Paths are relative to a version's checkout; line
+    numbers are 1-based and inclusive, in the version the task edits (fixed for FCG, CTG and ITG,
+    buggy for APR and DD). Test methods are written ``pkg.Class::method``, as Defects4J does.
+    """
+
+    kind: UjbKind
+    project: str
+    bug_id: str
+    source_dir: str = ""
+    test_dir: str = ""
+    # The file and lines of the method the task is about (generated, tested or repaired).
+    location: str = ""
+    start: int = 0
+    end: int = 0
+    function_name: str = ""
+    function_signature: str = ""
+    indent: str = ""
+    # FCG: the tests that exercise the method; APR: the tests the bug fails; ITG: the
+    # developer's own test for the issue.
+    test_methods: tuple[str, ...] = ()
+    # CTG / ITG: the test class a generated test method joins (fully qualified) and its file.
+    test_class: str = ""
+    test_file: str = ""
+    # CTG / ITG: whose coverage is measured (fully qualified class names).
+    classes_under_test: tuple[str, ...] = ()
+    issue: IssueReport | None = None
+    buggy_function: str = ""
+    fixed_function: str = ""
+    # DD: the truth (True = the method is the defective one).
+    defective: bool | None = None
+
+
+class UjbMeasures(Frozen):
+    """What a CoderUJB sample gave beyond its verdict. ``None`` means not measured."""
+
+    syntax_ok: bool | None = None
+    compiled: bool | None = None
+    # The generated test (CTG / ITG) or the named tests (FCG / APR) on the fixed / buggy version.
+    passed_fixed: bool | None = None
+    failed_buggy: bool | None = None
+    # Coverage of classes_under_test by the generated test when it passes (JaCoCo counters).
+    lines_covered: int | None = None
+    lines_total: int | None = None
+    branches_covered: int | None = None
+    branches_total: int | None = None
+    # APR: the suite's failing tests before (buggy) and after (patched) the sample.
+    tests_failed_before: tuple[str, ...] | None = None
+    tests_failed_after: tuple[str, ...] | None = None
+    # DD: the model's answer, parsed (True = defective); None when it gave no clear answer.
+    prediction: bool | None = None
+
+    @property
+    def line_coverage(self) -> float | None:
+        if self.lines_covered is None or not self.lines_total:
+            return None
+        return self.lines_covered / self.lines_total
+
+    @property
+    def branch_coverage(self) -> float | None:
+        if self.branches_covered is None or not self.branches_total:
+            return None
+        return self.branches_covered / self.branches_total
+
+    @property
+    def triggers(self) -> bool | None:
+        """ITG's success: the test fails on the buggy version and passes on the fixed one."""
+        if self.passed_fixed is None or self.failed_buggy is None:
+            return None
+        return self.passed_fixed and self.failed_buggy
+
+
 class Task(Frozen):
     """One function to generate."""
 
@@ -177,6 +275,10 @@ class Task(Frozen):
     prompt: str = ""
     # Benchmark-specific text that has no common slot (declaration, example_test, imports ...).
     extra: dict[str, str] = Field(default_factory=dict)
+    # CoderUJB tasks only.
+    ujb: UjbSpec | None = None
+
+    _omit_when_none = frozenset({"ujb"})
 
     @property
     def project(self) -> str:
@@ -235,6 +337,10 @@ class Outcome(Frozen):
     # The isolation that was really used (e.g. "bwrap+cgroup", "rlimit", "none", "imported").
     isolation: str = ""
     provenance: Provenance = Provenance()
+    # CoderUJB samples only: coverage, trigger, failing tests, the parsed answer.
+    ujb: UjbMeasures | None = None
+
+    _omit_when_none = frozenset({"ujb"})
 
     @property
     def passed(self) -> bool:
