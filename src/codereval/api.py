@@ -49,7 +49,9 @@ SamplesArg = PathArg | Iterable[Sample | Mapping[str, Any]]
 SANDBOX_CHOICES = ("auto", "bwrap", "rlimit", "none")
 # The official export's name when samples come from memory rather than a file.
 MEMORY_OFFICIAL_NAME = store.official_results_name("samples.jsonl")
-_NAMED = re.compile(r"codereval|mini-python|mini-java|humaneval|humanevalx-[a-z]+(-to-[a-z]+)?")
+_NAMED = re.compile(
+    r"codereval|mini-python|mini-java|mini-coderujb|humaneval|humanevalx-[a-z]+(-to-[a-z]+)?"
+)
 
 
 # --- benchmarks ----------------------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 ``codereval evaluate --reference --repeat R`` runs each task's reference R times and trivial
 bodies: for Python ``pass`` and ``return None`` (signature and decorators kept), for Java a return
-of the type's default value. A task is
+of the type's default value (CoderUJB: for a generated test, an empty test method). A task is
 ``broken`` when its reference does not pass, ``flaky`` when the verdict changes between repeats,
 ``weak`` when a trivial body passes (CoderEval issue #12), else ``ok``. A task without a test
 (CoderEval-Java: the official tests were never published) is ``untested`` when its reference
-compiles in place every time, and ``broken`` when it does not.
+compiles in place every time, and ``broken`` when it does not. CoderUJB's defect detection
+tasks run nothing: they are ``untested``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from rich.table import Table
 
 from codereval.errors import UserError
 from codereval.jsonl import atomic_write_jsonl
-from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict
+from codereval.model import Language, Outcome, Sample, Task, TestKind, UjbKind, Verdict
 from codereval.runners.java import compiled_untested
 
 REFERENCE_VARIANT = "gold:reference"
@@ -143,6 +144,13 @@ def _common_indent(original: str, dedented: str) -> str:
 
 def _probes(task: Task) -> dict[str, str | None]:
     """Probe name -> trivial code for this task (None when it cannot be made)."""
+    if task.ujb is not None and task.ujb.kind in (UjbKind.CTG, UjbKind.ITG):
+        from codereval.java.splice import test_methods_in
+
+        # The reference is a test method: the probe is that test with nothing in it.
+        names = test_methods_in(task.reference)
+        return {"default-return": java_trivial_body(task.reference, name=names[0])
+                if names else None}
     if task.language is Language.JAVA:
         return {"default-return": java_trivial_body(task.reference, name=task.name)}
     if task.language is not Language.PYTHON:
@@ -162,7 +170,7 @@ def gold_samples(tasks: Sequence[Task], *, repeat: int) -> list[Sample]:
         raise UserError(f"--repeat must be at least 1, got {repeat}")
     samples: list[Sample] = []
     for task in tasks:
-        if not task.reference.strip():
+        if not task.reference.strip() or _not_run(task):
             continue
         for index in range(repeat):
             samples.append(
@@ -213,9 +221,17 @@ def classify(
     return rows
 
 
+def _not_run(task: Task) -> bool:
+    """CoderUJB's defect detection: the answer is scored, no code runs."""
+    return task.ujb is not None and task.ujb.kind is UjbKind.DD
+
+
 def _classify_task(
     task: Task, runs: Sequence[Outcome], probes: Sequence[tuple[str, Outcome]]
 ) -> GoldRow:
+    if _not_run(task):
+        return GoldRow(task_id=task.task_id, status=GoldStatus.UNTESTED,
+                       detail="defect detection: the answer is scored, nothing runs")
     if not task.reference.strip():
         return GoldRow(task_id=task.task_id, status=GoldStatus.BROKEN, detail="no reference code")
     if not runs:

@@ -12,7 +12,7 @@ from codereval.model import Task
 HUMANEVALX_LANGUAGES = ("python", "cpp", "java", "js", "go", "rust")
 
 BENCHMARKS_HELP = (
-    "codereval (with --tasks RECORDS), mini-python, mini-java, humaneval, "
+    "codereval (with --tasks RECORDS), mini-python, mini-java, mini-coderujb, humaneval, "
     "humanevalx-<lang>, humanevalx-<source>-to-<target> (lang: "
     + ", ".join(HUMANEVALX_LANGUAGES)
     + ")"
@@ -43,6 +43,10 @@ def load_benchmark(
     if name in ("mini-python", "mini-java"):
         folder = builtin_dir(name.replace("-", "_"))
         return load_records(folder / "records.json")
+    if name == "mini-coderujb":
+        from codereval.benchmarks.mini_coderujb import load_tasks_jsonl
+
+        return load_tasks_jsonl(builtin_dir("mini_coderujb") / "tasks.jsonl")
     if name == "humaneval":
         from codereval.benchmarks.humaneval import load_humaneval
 

@@ -1,11 +1,14 @@
-"""Single Maven Central artifacts the Java runner needs (the JUnit console launcher).
+"""Single Maven Central artifacts the Java runner needs (the JUnit console launcher, JaCoCo).
 
 Fetched once with ``mvn dependency:get`` into the local repository and used from there; a
-file already in the repository is used without asking Maven (offline runs).
+file already in the repository is used without asking Maven (offline runs). An artifact pinned
+with a SHA-256 is checked each time it is handed out, so a corrupted or substituted jar in the
+local repository is refused rather than run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -20,14 +23,20 @@ class Artifact:
     group: str
     artifact: str
     version: str
+    # A classified jar (JaCoCo's agent is "runtime", its command line "nodeps").
+    classifier: str = ""
+    # The jar's SHA-256 as published on Maven Central ("" when not pinned).
+    sha256: str = ""
 
     @property
     def coordinates(self) -> str:
-        return f"{self.group}:{self.artifact}:{self.version}"
+        tail = f":jar:{self.classifier}" if self.classifier else ""
+        return f"{self.group}:{self.artifact}:{self.version}{tail}"
 
     def path(self, repository: Path) -> Path:
+        suffix = f"-{self.classifier}" if self.classifier else ""
         return (repository.joinpath(*self.group.split("."), self.artifact, self.version)
-                / f"{self.artifact}-{self.version}.jar")
+                / f"{self.artifact}-{self.version}{suffix}.jar")
 
 
 # Bundles the JUnit Platform launcher with the Jupiter (JUnit 5) and Vintage (JUnit 4) engines.
@@ -45,7 +54,7 @@ def ensure_artifact(artifact: Artifact) -> Path:
     repository = maven_repository()
     path = artifact.path(repository)
     if path.is_file():
-        return path
+        return _checked(artifact, path)
     with _fetch_lock:
         if path.is_file():
             return path
@@ -63,4 +72,22 @@ def ensure_artifact(artifact: Artifact) -> Path:
         if done.returncode != 0 or not path.is_file():
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
             raise ArtifactUnavailable(f"cannot fetch {artifact.coordinates} with Maven: {tail}")
+    return _checked(artifact, path)
+
+
+_verified: dict[Path, str] = {}
+
+
+def _checked(artifact: Artifact, path: Path) -> Path:
+    if not artifact.sha256:
+        return path
+    stamp = f"{path.stat().st_size}:{path.stat().st_mtime_ns}"
+    if _verified.get(path) == stamp:
+        return path
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != artifact.sha256:
+        raise ArtifactUnavailable(
+            f"{path} has SHA-256 {digest}, not the pinned {artifact.sha256} of "
+            f"{artifact.coordinates}: delete it and it is fetched again")
+    _verified[path] = stamp
     return path

@@ -13,11 +13,15 @@ RUNNERS: dict[str, str] = {
     "python-project": "codereval.runners.python:PythonProjectRunner",
     "java-project": "codereval.runners.java:JavaProjectRunner",
     "program": "codereval.runners.program:ProgramRunner",
+    "coderujb": "codereval.runners.coderujb:CoderUjbRunner",
 }
 
 
 def runner_name_for(task: Task) -> str:
-    """Which runner evaluates a task: program tests (HumanEval, HumanEval-X) or project tests."""
+    """Which runner evaluates a task: CoderUJB's (bug versions), program tests (HumanEval,
+    HumanEval-X) or project tests."""
+    if task.ujb is not None:
+        return "coderujb"
     if task.test is not None and task.test.kind is TestKind.PROGRAM:
         return "program"
     if task.language is Language.PYTHON:

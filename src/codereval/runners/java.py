@@ -114,6 +114,14 @@ class JavaProjectRunner(Runner):
                 self._compiler = WarmJavac(pool_size=1)
             return self._compiler
 
+    def harness(self) -> JavaTools:
+        """codereval's Java harness (RunTest), built on first use."""
+        return self._harness()
+
+    def junit_launcher(self) -> Path | str:
+        """The JUnit Platform launcher jar, or why it is unavailable."""
+        return self._junit_launcher()
+
     def _harness(self) -> JavaTools:
         with self._lock:
             if self._tools is None:
@@ -346,7 +354,7 @@ def _join(*parts: str) -> str:
 _THROWN = re.compile(r"(Exception in thread .*|(Caused by: )?[A-Za-z_$][\w$]*(\.[\w$]+)+(: .*)?)")
 
 
-def _exception_line(stderr: str) -> str:
+def exception_line(stderr: str) -> str:
     """The first line that names a thrown class (``java.lang.X: message``)."""
     for line in stderr.splitlines():
         if _THROWN.fullmatch(line.rstrip()):
@@ -398,14 +406,14 @@ def _classify(
             return done(Verdict.PASSED, Stage.DONE, "compat: stdout has true and no false")
         if result.exit_code == 0 and result.signal is None:
             return done(Verdict.FAILED, Stage.CHECK, "compat: stdout lacks true or has false")
-        return done(Verdict.RUNTIME_ERROR, Stage.RUN, _exception_line(stderr))
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, exception_line(stderr))
     finished = bool(status) and result.exit_code == 0
     if not finished:
         if result.exit_code == 0 and result.signal is None:
             # Ending the program early is abnormal termination, as in the other runners.
             return done(Verdict.RUNTIME_ERROR, Stage.RUN,
                         "the JVM exited 0 before the test finished (System.exit in the code?)")
-        why = _exception_line(stderr) or (
+        why = exception_line(stderr) or (
             f"killed by signal {result.signal}" if result.signal else
             f"exit code {result.exit_code}")
         return done(Verdict.RUNTIME_ERROR, Stage.RUN, why)
@@ -421,9 +429,9 @@ def _classify(
     tests, failures, errors = (int(g) for g in match.groups())
     summary = f"JUnit: {tests} tests, {failures} failed, {errors} errors"
     if errors:
-        return done(Verdict.RUNTIME_ERROR, Stage.RUN, _join(summary, _exception_line(stderr)))
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, _join(summary, exception_line(stderr)))
     if failures:
-        return done(Verdict.FAILED, Stage.CHECK, _join(summary, _exception_line(stderr)))
+        return done(Verdict.FAILED, Stage.CHECK, _join(summary, exception_line(stderr)))
     if tests == 0:
         return done(Verdict.INFRA_ERROR, Stage.CHECK, f"JUnit found no tests in {test.class_name}")
     return done(Verdict.PASSED, Stage.DONE, summary)

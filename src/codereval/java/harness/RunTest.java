@@ -21,7 +21,11 @@ import java.util.Optional;
  * empty stream. The final line is written to the real stdout even if the code under test
  * replaced System.out, and the JVM then halts so shutdown hooks cannot change the exit code.
  *
- * <p>Usage: RunTest main|junit TEST_CLASS
+ * <p>Usage: RunTest main|junit TEST_CLASS, or RunTest tests SELECTOR... where a selector is
+ * {@code pkg.Class::method}, {@code pkg.Class}, or {@code @DIR} (every test class under the
+ * class folder DIR: a whole suite). The tests mode reports which tests failed, by name, in the
+ * marker line, and with {@code -Dcodereval.jacoco=dump} writes JaCoCo's coverage before halting
+ * (the agent's own dump runs from a shutdown hook, which halt skips).
  */
 public final class RunTest {
     private RunTest() {}
@@ -31,13 +35,19 @@ public final class RunTest {
         System.setIn(new ByteArrayInputStream(new byte[0]));
         PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
-        if (args.length != 2 || marker.isEmpty()) {
-            System.err.println("usage: RunTest main|junit TEST_CLASS, marker on stdin");
+        boolean selecting = args.length >= 2 && "tests".equals(args[0]);
+        if ((args.length != 2 && !selecting) || marker.isEmpty()) {
+            System.err.println("usage: RunTest main|junit TEST_CLASS | tests SELECTOR..., marker on stdin");
             Runtime.getRuntime().halt(2);
         }
         String status;
         try {
-            status = "main".equals(args[0]) ? runMain(args[1]) : runJUnit(args[1]);
+            if (selecting) {
+                status = runSelected(java.util.Arrays.copyOfRange(args, 1, args.length));
+                dumpCoverage();
+            } else {
+                status = "main".equals(args[0]) ? runMain(args[1]) : runJUnit(args[1]);
+            }
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             cause.printStackTrace();
@@ -69,6 +79,7 @@ public final class RunTest {
         int tests;
         int failures;
         int errors;
+        final java.util.List<String> failed = new java.util.ArrayList<>();
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
@@ -105,6 +116,7 @@ public final class RunTest {
             if (error != null) {
                 error.printStackTrace();
             }
+            failed.add(testName(identifier, name));
             if (isTest && error instanceof AssertionError) {
                 failures++;
             } else {
@@ -113,13 +125,73 @@ public final class RunTest {
         }
     }
 
+    /** Defects4J's naming: {@code pkg.Class::method} for a test, {@code pkg.Class} for a class. */
+    static String testName(Object identifier, String displayName) throws ReflectiveOperationException {
+        Optional<?> source = (Optional<?>) identifier.getClass().getMethod("getSource").invoke(identifier);
+        Object where = source.orElse(null);
+        if (where != null) {
+            String kind = where.getClass().getSimpleName();
+            String cls = (String) where.getClass().getMethod("getClassName").invoke(where);
+            if ("MethodSource".equals(kind)) {
+                return cls + "::" + where.getClass().getMethod("getMethodName").invoke(where);
+            }
+            if ("ClassSource".equals(kind)) {
+                return cls;
+            }
+        }
+        return displayName.replace(',', ' ');
+    }
+
+    static String runSelected(String[] wanted) throws ReflectiveOperationException {
+        Class<?> selectorType = Class.forName("org.junit.platform.engine.DiscoverySelector");
+        Class<?> selectors = Class.forName("org.junit.platform.engine.discovery.DiscoverySelectors");
+        Object selectorArray = Array.newInstance(selectorType, wanted.length);
+        for (int i = 0; i < wanted.length; i++) {
+            String one = wanted[i];
+            Object selector;
+            if (one.startsWith("@")) {
+                java.util.Set<java.nio.file.Path> roots =
+                        java.util.Collections.singleton(java.nio.file.Paths.get(one.substring(1)));
+                Object found = selectors.getMethod("selectClasspathRoots", java.util.Set.class)
+                        .invoke(null, roots);
+                selector = ((java.util.List<?>) found).get(0);
+            } else if (one.contains("::")) {
+                int cut = one.indexOf("::");
+                selector = selectors.getMethod("selectMethod", String.class, String.class)
+                        .invoke(null, one.substring(0, cut), one.substring(cut + 2));
+            } else {
+                selector = selectors.getMethod("selectClass", String.class).invoke(null, one);
+            }
+            Array.set(selectorArray, i, selector);
+        }
+        Tally tally = launch(selectorArray);
+        return "tests run=" + tally.tests + " failures=" + tally.failures + " errors="
+                + tally.errors + " failed=" + String.join(",", tally.failed);
+    }
+
+    /** JaCoCo's runtime API, found by name: the agent is on the class path only when asked. */
+    static void dumpCoverage() throws ReflectiveOperationException {
+        if (!"dump".equals(System.getProperty("codereval.jacoco"))) {
+            return;
+        }
+        Object agent = Class.forName("org.jacoco.agent.rt.RT").getMethod("getAgent").invoke(null);
+        Class<?> agentType = Class.forName("org.jacoco.agent.rt.IAgent");
+        agentType.getMethod("dump", boolean.class).invoke(agent, false);
+    }
+
     static String runJUnit(String testClass) throws ReflectiveOperationException {
-        ClassLoader loader = RunTest.class.getClassLoader();
         Class<?> selectorType = Class.forName("org.junit.platform.engine.DiscoverySelector");
         Class<?> selectors = Class.forName("org.junit.platform.engine.discovery.DiscoverySelectors");
         Object selector = selectors.getMethod("selectClass", String.class).invoke(null, testClass);
         Object selectorArray = Array.newInstance(selectorType, 1);
         Array.set(selectorArray, 0, selector);
+        Tally tally = launch(selectorArray);
+        return "junit tests=" + tally.tests + " failures=" + tally.failures
+                + " errors=" + tally.errors;
+    }
+
+    static Tally launch(Object selectorArray) throws ReflectiveOperationException {
+        ClassLoader loader = RunTest.class.getClassLoader();
         Class<?> builderType =
                 Class.forName("org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder");
         Object builder = builderType.getMethod("request").invoke(null);
@@ -136,7 +208,6 @@ public final class RunTest {
         Class<?> launcherType = Class.forName("org.junit.platform.launcher.Launcher");
         launcherType.getMethod("execute", requestType, listeners.getClass())
                 .invoke(launcher, request, listeners);
-        return "junit tests=" + tally.tests + " failures=" + tally.failures
-                + " errors=" + tally.errors;
+        return tally;
     }
 }
