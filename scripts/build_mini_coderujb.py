@@ -193,7 +193,7 @@ WRITE_OUTSIDE = ("        try {\n"
                  "            throw new java.io.UncheckedIOException(e);\n        }\n")
 FORK_BOMB = ("        java.util.List<Process> kids = new java.util.ArrayList<>();\n"
              "        while (true) {\n            try {\n"
-             "                kids.add(new ProcessBuilder(\"sleep\", \"600\").start());\n"
+             "                kids.add(new ProcessBuilder(\"sleep\", \"6071\").start());\n"
              "            } catch (java.io.IOException e) {\n"
              "                Thread.onSpinWait();\n            }\n        }\n")
 

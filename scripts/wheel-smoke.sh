@@ -71,6 +71,8 @@ if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then
     || { echo "wheel-smoke: the Java tools were not built on first use" >&2; exit 1; }
   grep -q '"passed"' "$WORK/run/demo/mini-java/outcomes.jsonl" \
     || { echo "wheel-smoke: no mini-java sample passed" >&2; exit 1; }
+  grep -q '"lines_covered"' "$WORK/run/demo/mini-coderujb/outcomes.jsonl" \
+    || { echo "wheel-smoke: no mini-coderujb sample has its coverage" >&2; exit 1; }
   echo "Java tools built on first use: $(dirname "$(compgen -G "$CODEREVAL_HOME/java-tools/*/ok")")"
 fi
 

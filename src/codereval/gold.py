@@ -145,10 +145,10 @@ def _common_indent(original: str, dedented: str) -> str:
 def _probes(task: Task) -> dict[str, str | None]:
     """Probe name -> trivial code for this task (None when it cannot be made)."""
     if task.ujb is not None and task.ujb.kind in (UjbKind.CTG, UjbKind.ITG):
-        from codereval.java.splice import test_methods_in
+        from codereval.java.splice import annotated_tests
 
         # The reference is a test method: the probe is that test with nothing in it.
-        names = test_methods_in(task.reference)
+        names = annotated_tests(task.reference)
         return {"default-return": java_trivial_body(task.reference, name=names[0])
                 if names else None}
     if task.language is Language.JAVA:

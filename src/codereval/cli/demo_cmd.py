@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 DEMO_BENCHMARKS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mini-python": ("Python", ("python3",)),
     "mini-java": ("Java", ("java", "javac", "mvn")),
+    "mini-coderujb": ("CoderUJB (Java, buggy and fixed versions)", ("java", "javac", "mvn")),
 }
 
 
@@ -40,18 +41,20 @@ DEMO_BENCHMARKS: dict[str, tuple[str, tuple[str, ...]]] = {
 def demo_command(
     ctx: click.Context, out: Path, jobs: int | None, only: tuple[str, ...], k_text: str
 ) -> None:
-    """Evaluate the built-in mini benchmarks (Python and Java) in the sandbox, score them, and
-    write the HTML report (OUT/report.html).
+    """Evaluate the built-in mini benchmarks (Python, Java, CoderUJB) in the sandbox, score them,
+    and write the HTML report (OUT/report.html).
 
     Each mini benchmark is a small, realistic project of our own with tasks at every runnable
-    level, and a samples file of correct, wrong, crashing, slow and hostile generations (samples
-    that call exit(0), fake the pass marker, fork-bomb, eat memory or write outside their
-    workspace). Environments are built on first use and cached.
+    level (mini-coderujb: three bugs with buggy and fixed versions, and tasks of CoderUJB's five
+    kinds), and a samples file of correct, wrong, crashing, slow and hostile generations
+    (samples that call exit(0), fake the pass marker, fork-bomb, eat memory or write outside
+    their workspace). Environments are built on first use and cached.
 
     \b
     Examples:
       codereval demo
       codereval demo --only mini-python --jobs 2
+      codereval demo --only mini-coderujb
     """
     from codereval.api import score as score_run
     from codereval.cli.evaluate_cmd import evaluate_command

@@ -1,5 +1,8 @@
 """Build the Java parts of codereval (compiler service, test harness) from their shipped source.
 
+``python -m codereval.java.build`` (run by ``make`` setup) also fetches the Maven Central jars
+the runners need: the JUnit console launcher and JaCoCo's agent and command line.
+
 They are compiled with the machine's javac on first use (and by ``make`` setup via
 ``python -m codereval.java.build``) into ``<cache>/java-tools/<hash of the sources + javac>``, so a
 changed source or JDK gets a fresh build and concurrent processes never see a half-built one.
@@ -107,6 +110,17 @@ def main() -> int:
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 2
     print(f"codereval: Java compiler service and harness ready in {tools.service.parent}")
+    # The jars the runners start tests with, fetched now so that evaluating needs no network.
+    from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+    from codereval.java.jacoco import JACOCO_AGENT, JACOCO_CLI
+
+    for artifact in (JUNIT_CONSOLE, JACOCO_AGENT, JACOCO_CLI):
+        try:
+            path = ensure_artifact(artifact)
+        except ArtifactUnavailable as exc:
+            print(f"codereval: {artifact.coordinates} not fetched: {exc}", file=sys.stderr)
+            continue
+        print(f"codereval: {artifact.coordinates} ready ({path})")
     return 0
 
 

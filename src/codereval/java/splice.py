@@ -69,7 +69,7 @@ def add_to_class(source: str, code: str, *, class_name: str, where: str = "") ->
     raise SpliceError(f"class {class_name} not found in {where or 'the test file'}")
 
 
-def test_methods_in(code: str) -> list[str]:
+def annotated_tests(code: str) -> list[str]:
     """Names of the methods annotated ``@Test`` in ``code`` (one method or several, as a
     model writes them), in order; [] when none is annotated or the code does not parse."""
     wrapped = "class __Sample__ {\n" + code + "\n}\n"

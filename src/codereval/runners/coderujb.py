@@ -51,7 +51,7 @@ from codereval.java.jacoco import (
     agent_option,
     class_coverage,
 )
-from codereval.java.splice import SpliceError, add_to_class, parses, replace_lines, test_methods_in
+from codereval.java.splice import SpliceError, add_to_class, annotated_tests, parses, replace_lines
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.marker import new_marker
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
@@ -362,7 +362,7 @@ class CoderUjbRunner(Runner):
         else:
             text = add_to_class(original, code, class_name=simple, where=spec.test_file)
         syntax_ok = parses(text)
-        names = test_methods_in(code)
+        names = annotated_tests(code)
         relative = _root_relative(fixed.info, target)
         runs: dict[str, TestRun] = {}
         compiled_on: dict[str, Path] = {}

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from codereval.environments.bugs import split_version
 from codereval.errors import UserError
-from codereval.java.splice import SpliceError, add_to_class, parses, replace_lines, test_methods_in
+from codereval.java.splice import SpliceError, add_to_class, annotated_tests, parses, replace_lines
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
 from codereval.runners.ujb_verdicts import (
@@ -165,7 +165,7 @@ def cobertura_counts(xml_text: str, classes: Sequence[str]) -> CoverageSummary:
         condition_coverage=round(100 * cond_covered / cond_total, 1) if cond_total else 0.0)
 
 
-def test_run_from(result: ExecResult, failing_file: str, *, what: str) -> TestRun:
+def d4j_test_run(result: ExecResult, failing_file: str, *, what: str) -> TestRun:
     """How one ``defects4j test`` ended, from its exit and the failing_tests file it wrote."""
     stdout = result.stdout.decode("utf-8", "replace")
     stderr = result.stderr.decode("utf-8", "replace")
@@ -305,7 +305,7 @@ class Defects4JExecutor(Runner):
         result = self._d4j(work, ctx, args, wall=wall or ctx.limits.wall_time)
         failing = work / "failing_tests"
         text = failing.read_text(encoding="utf-8", errors="replace") if failing.is_file() else ""
-        return test_run_from(result, text, what=f"defects4j {' '.join(args)}")
+        return d4j_test_run(result, text, what=f"defects4j {' '.join(args)}")
 
     def _compile(self, work: Path, ctx: RunContext) -> ExecResult:
         return self._d4j(work, ctx, ["compile"], wall=max(COMPILE_SECONDS, ctx.limits.wall_time))
@@ -384,7 +384,7 @@ class Defects4JExecutor(Runner):
 
     def _generated_test(self, spec: UjbSpec, code: str, trees: dict[str, Path],
                         ctx: RunContext, base: dict[str, object]) -> Outcome:
-        names = test_methods_in(code)
+        names = annotated_tests(code)
         if not names:
             return Outcome(**base, verdict=Verdict.NO_CODE, stage=Stage.CHECK,
                            detail="the sample declares no @Test method",
