@@ -187,8 +187,8 @@ LOOP = "        while (true) {\n            Thread.onSpinWait();\n        }\n"
 # leave this file behind (the tests look for it).
 ESCAPED = "/var/tmp/codereval-ujb-escaped"
 WRITE_OUTSIDE = ("        try {\n"
-                 f"            java.nio.file.Files.writeString(java.nio.file.Paths.get(\"{ESCAPED}\"),"
-                 " \"x\");\n"
+                 "            java.nio.file.Files.writeString(\n"
+                 f"                java.nio.file.Paths.get(\"{ESCAPED}\"), \"x\");\n"
                  "        } catch (java.io.IOException e) {\n"
                  "            throw new java.io.UncheckedIOException(e);\n        }\n")
 FORK_BOMB = ("        java.util.List<Process> kids = new java.util.ArrayList<>();\n"
@@ -196,6 +196,11 @@ FORK_BOMB = ("        java.util.List<Process> kids = new java.util.ArrayList<>()
              "                kids.add(new ProcessBuilder(\"sleep\", \"6071\").start());\n"
              "            } catch (java.io.IOException e) {\n"
              "                Thread.onSpinWait();\n            }\n        }\n")
+
+
+def line(statement: str) -> str:
+    """One line of a method body."""
+    return f"        {statement}\n"
 
 
 def method(signature: str, body: str) -> str:
@@ -242,14 +247,18 @@ SAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "ctg-langlite-2-toInt": [
         ("reference", ""),
-        ("partial-null-only", test_method("testToIntNull",
-                                          "        assertEquals(3, NumberUtils.toInt(null, 3));\n")),
-        ("wrong-assertion", test_method("testToIntWrong",
-                                        "        assertEquals(12, NumberUtils.toInt(\"12\", 0) + 1);\n")),
+        ("partial-null-only", test_method(
+            "testToIntNull",
+            line("assertEquals(3, NumberUtils.toInt(null, 3));"))),
+        ("wrong-assertion", test_method(
+            "testToIntWrong",
+            line("assertEquals(12, NumberUtils.toInt(\"12\", 0) + 1);"))),
         ("covers-nothing", test_method("testNothing", "        assertEquals(2, 1 + 1);\n")),
-        ("no-test-annotation", "    public void helperOnly() {\n        NumberUtils.toInt(\"1\", 0);\n    }\n"),
-        ("compile-error", test_method("testToIntTypo",
-                                      "        assertEquals(1, NumberUtils.toInteger(\"1\", 0));\n")),
+        ("no-test-annotation",
+         "    public void helperOnly() {\n        NumberUtils.toInt(\"1\", 0);\n    }\n"),
+        ("compile-error", test_method(
+            "testToIntTypo",
+            line("assertEquals(1, NumberUtils.toInteger(\"1\", 0));"))),
         ("hostile-exit", test_method("testExit", EXIT)),
         ("hostile-loop", test_method("testLoop", LOOP)),
     ],
@@ -261,24 +270,29 @@ SAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "itg-langlite-1-abbreviate": [
         ("reference", ""),
-        ("passes-on-both", test_method("testAbbreviateShort",
-                                       "        assertEquals(\"abc\", StringUtils.abbreviate(\"abc\", 6));\n")),
-        ("fails-on-both", test_method("testAbbreviateWrong",
-                                      "        assertEquals(\"abcdef...\", StringUtils.abbreviate(\"abcdef\", 6));\n")),
+        ("passes-on-both", test_method(
+            "testAbbreviateShort",
+            line("assertEquals(\"abc\", StringUtils.abbreviate(\"abc\", 6));"))),
+        ("fails-on-both", test_method(
+            "testAbbreviateWrong",
+            line("assertEquals(\"abcdef...\", StringUtils.abbreviate(\"abcdef\", 6));"))),
         ("hostile-exit", test_method("testExit", EXIT)),
     ],
     "itg-langlite-2-isDigits": [
         ("reference", ""),
-        ("generated-trigger", test_method("testEmptyIsNotDigits",
-                                          "        org.junit.Assert.assertFalse(NumberUtils.isDigits(\"\"));\n")),
-        ("passes-on-both", test_method("testDigits",
-                                       "        org.junit.Assert.assertTrue(NumberUtils.isDigits(\"42\"));\n")),
+        ("generated-trigger", test_method(
+            "testEmptyIsNotDigits",
+            line("org.junit.Assert.assertFalse(NumberUtils.isDigits(\"\"));"))),
+        ("passes-on-both", test_method(
+            "testDigits",
+            line("org.junit.Assert.assertTrue(NumberUtils.isDigits(\"42\"));"))),
         ("hostile-loop", test_method("testLoop", LOOP)),
     ],
     "itg-langlite-3-overlaps": [
         ("reference", ""),
-        ("passes-on-both", test_method("testOverlapsInside",
-                                       "        assertTrue(new IntRange(1, 5).overlaps(new IntRange(2, 3)));\n")),
+        ("passes-on-both", test_method(
+            "testOverlapsInside",
+            line("assertTrue(new IntRange(1, 5).overlaps(new IntRange(2, 3)));"))),
         ("hostile-fork-bomb", test_method("testForkBomb", FORK_BOMB)),
     ],
     "apr-langlite-1-abbreviate": [
@@ -296,7 +310,7 @@ SAMPLES: dict[str, list[tuple[str, str]]] = {
     "apr-langlite-3-overlaps": [
         ("reference", ""),
         ("half-fix", method("public boolean overlaps(IntRange other)",
-                            "        return other != null && other.min <= max && min < other.max;\n")),
+                            line("return other != null && other.min <= max && min < other.max;"))),
         ("unchanged-buggy", "buggy"),
     ],
     "dd-langlite-1-abbreviate": [

@@ -106,8 +106,9 @@ def test_a_d4j_test_run_defects4j_output() -> None:
     # An error that is not an assertion is among them: a runtime error, as our engine says.
     assert run.status is Verdict.RUNTIME_ERROR
     assert len(run.failed) == 3
-    passing = d4j_test_run(_result(_read("test-passing.stdout")), "", what="test")
+    passing = d4j_test_run(_result(_read("test-passing.stdout")), "", what="test", ran=2294)
     assert passing.status is Verdict.PASSED and passing.failed == ()
+    assert passing.tests == 2294  # the lines of the all_tests file it wrote
     assertion_only = (
         "--- org.apache.commons.lang3.StringUtilsTest::testAbbreviate\n"
         "junit.framework.AssertionFailedError: expected:<abc[def]> but was:<abc[...]>\n"

@@ -18,7 +18,7 @@ A version keys: ``source`` (another tree, archive or repository for this version
 ``overlay`` (a folder whose files replace or join the tree's, relative to the manifest). A
 version's tree is put together once under the environment cache, named by its content, and then
 built into an ordinary Java environment (``JavaEnvironmentBuilder``) under the name
-``<project>@<version>``: two versions with the same content share one environment.
+``<project>@<content hash>``: two versions with the same content share one environment.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def _tree_hash(root: Path) -> str:
 
 def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
     """The project spec of one version: its tree put together (once, cached by content) under
-    ``root/ujb-versions``, named ``<project>@<version>``."""
+    ``root/ujb-versions``, named ``<project>@<content hash>``."""
     recipe = bugs.recipe(version)
     if bugs.spec is None:
         raise UserError(f"project {bugs.name} has no source tree (it is a Defects4J project)",
@@ -174,7 +174,9 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
     if overlay is not None:
         digest.update(b"overlay\0" + _tree_hash(overlay).encode())
     key = digest.hexdigest()[:16]
-    target = versions / f"{bugs.spec.slug}@{version}-{key}"
+    # Named by content, not by version: versions with the same tree (the fixed versions of
+    # bugs fixed in one release) share the tree and the environment built from it.
+    target = versions / f"{bugs.spec.slug}@{key}"
     with (versions / f".{target.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (target / ".complete").exists():
@@ -188,11 +190,11 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
                     fetch_source(base, tree, downloads=root / "downloads", ignore=SKIP_DIRS)
                 if overlay is not None:
                     shutil.copytree(overlay, tree, dirs_exist_ok=True)
-                (tree / ".complete").write_text(version + "\n", encoding="utf-8")
+                (tree / ".complete").write_text(key + "\n", encoding="utf-8")
                 if target.exists():
                     shutil.rmtree(target)
                 tree.rename(target)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
-    return dataclasses.replace(bugs.spec, name=f"{bugs.name}@{version}", source=str(target),
+    return dataclasses.replace(bugs.spec, name=f"{bugs.name}@{key}", source=str(target),
                                commit="", subdir="", base_dir=versions)

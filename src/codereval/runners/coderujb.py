@@ -229,7 +229,8 @@ class CoderUjbRunner(Runner):
             known = self._baselines.get(env.key)
         if known is not None:
             return known
-        cache = ctx.env_root / "ujb-baselines" / f"{env.key}.json"
+        # The harness decides what counts as a failing test: its version is part of the key.
+        cache = ctx.env_root / "ujb-baselines" / f"{env.key}-{self._java.harness().key}.json"
         result: tuple[str, ...] | str
         if cache.is_file():
             data = json.loads(cache.read_text(encoding="utf-8"))

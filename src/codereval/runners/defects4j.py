@@ -165,8 +165,9 @@ def cobertura_counts(xml_text: str, classes: Sequence[str]) -> CoverageSummary:
         condition_coverage=round(100 * cond_covered / cond_total, 1) if cond_total else 0.0)
 
 
-def d4j_test_run(result: ExecResult, failing_file: str, *, what: str) -> TestRun:
-    """How one ``defects4j test`` ended, from its exit and the failing_tests file it wrote."""
+def d4j_test_run(result: ExecResult, failing_file: str, *, what: str, ran: int = 0) -> TestRun:
+    """How one ``defects4j test`` ended, from its exit and the failing_tests file it wrote;
+    ``ran`` is how many tests it ran (the lines of its ``all_tests`` file; 0 when unknown)."""
     stdout = result.stdout.decode("utf-8", "replace")
     stderr = result.stderr.decode("utf-8", "replace")
     base = TestRun(status=Verdict.INFRA_ERROR, stdout_tail=stdout[-TAIL:],
@@ -190,11 +191,12 @@ def d4j_test_run(result: ExecResult, failing_file: str, *, what: str) -> TestRun
     failing = parse_failing_tests(failing_file)
     names = tuple(dict.fromkeys([*listed, *(f.name for f in failing)]))
     if not names:
-        return dataclasses.replace(base, status=Verdict.PASSED, tests=1, detail="no failing test")
+        return dataclasses.replace(base, status=Verdict.PASSED, tests=max(1, ran),
+                                   detail="no failing test")
     status = (Verdict.FAILED if all(f.assertion for f in failing) and failing
               else Verdict.RUNTIME_ERROR)
     reason = next((f.reason for f in failing if f.reason), "")
-    return dataclasses.replace(base, status=status, failed=names, tests=max(1, len(names)),
+    return dataclasses.replace(base, status=status, failed=names, tests=max(ran, len(names)),
                                detail=f"{len(names)} failing: {', '.join(names[:3])}; {reason}")
 
 
@@ -305,7 +307,10 @@ class Defects4JExecutor(Runner):
         result = self._d4j(work, ctx, args, wall=wall or ctx.limits.wall_time)
         failing = work / "failing_tests"
         text = failing.read_text(encoding="utf-8", errors="replace") if failing.is_file() else ""
-        return d4j_test_run(result, text, what=f"defects4j {' '.join(args)}")
+        listed = work / "all_tests"
+        ran = (sum(1 for line in listed.read_text(encoding="utf-8", errors="replace")
+                   .splitlines() if line.strip()) if listed.is_file() else 0)
+        return d4j_test_run(result, text, what=f"defects4j {' '.join(args)}", ran=ran)
 
     def _compile(self, work: Path, ctx: RunContext) -> ExecResult:
         return self._d4j(work, ctx, ["compile"], wall=max(COMPILE_SECONDS, ctx.limits.wall_time))
