@@ -88,8 +88,8 @@ def load_benchmark(
 ) -> Benchmark:
     """Load a benchmark by name, from a CoderEval records file, or from ``Task`` objects.
 
-    ``name_or_records`` is a name (``"mini-python"``, ``"mini-java"``, ``"humaneval"``,
-    ``"humanevalx-<lang>"``, ``"humanevalx-<source>-to-<target>"``), a records file
+    ``name_or_records`` is a name (``"mini-python"``, ``"mini-java"``, ``"mini-coderujb"``,
+    ``"humaneval"``, ``"humanevalx-<lang>"``, ``"humanevalx-<source>-to-<target>"``), a records file
     (``CoderEval4Python.json``, ``records.jsonl``; a ``Path`` is always a file), or a list of
     ``Task``s; or leave it out and pass ``prepared``, a directory written by
     ``codereval prepare``. ``data_dir`` holds a HumanEval-X language's

@@ -17,7 +17,10 @@ from codereval.model import Sample
     type=click.Path(path_type=Path),
     help="CoderEval records file (CoderEval4Python.json, records.jsonl ...).",
 )
-@click.option("--benchmark", default=None, help="A benchmark by name: mini-python, humaneval ...")
+@click.option(
+    "--benchmark", default=None,
+    help="A benchmark by name: mini-python, mini-java, mini-coderujb, humaneval ...",
+)
 @click.option(
     "--prepared",
     type=click.Path(path_type=Path),
@@ -42,7 +45,8 @@ from codereval.model import Sample
 @click.option(
     "--projects",
     type=click.Path(path_type=Path),
-    help="Projects manifest (projects.toml); a built-in benchmark defaults to its own.",
+    help="Projects manifest (projects.toml; CoderUJB's bug versions in a bugs.toml beside it); "
+    "a built-in benchmark defaults to its own.",
 )
 @click.option(
     "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Parallel samples [cores]."
@@ -141,6 +145,7 @@ def evaluate_command(
       codereval evaluate --tasks CoderEval4Python.json --samples Raw_Input.jsonl \\
           --tests-dir codereval-tests --projects projects.toml --jobs 2 --out runs/chatgpt
       codereval evaluate --benchmark mini-python --reference --repeat 3 --out runs/gold
+      codereval evaluate --benchmark mini-coderujb --out runs/ujb
       codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
           --compat --out runs/chatgpt
       codereval evaluate --benchmark humanevalx-python --samples gens.jsonl \\
