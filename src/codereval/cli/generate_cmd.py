@@ -93,7 +93,12 @@ def _load_tasks(
         raise UserError("no tasks given", hint="pass --benchmark NAME or --tasks RECORDS")
     if benchmark is None:
         assert tasks_path is not None
-        name, tasks = "codereval", load_records(tasks_path)
+        from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
+
+        if is_coderujb_file(tasks_path):
+            name, tasks = "coderujb", load_coderujb(tasks_path)
+        else:
+            name, tasks = "codereval", load_records(tasks_path)
     else:
         name, tasks = benchmark, load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
     return name, select_tasks(tasks, name=name, task_ids=task_ids, limit=limit)

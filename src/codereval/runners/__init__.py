@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 from codereval.errors import UserError
-from codereval.model import Language, Task, TestKind
+from codereval.model import Language, Task, TestKind, UjbKind
 from codereval.runners.base import RunContext, Runner
 
 # name -> "module:Class"; imported only when chosen.
@@ -13,11 +13,15 @@ RUNNERS: dict[str, str] = {
     "python-project": "codereval.runners.python:PythonProjectRunner",
     "java-project": "codereval.runners.java:JavaProjectRunner",
     "program": "codereval.runners.program:ProgramRunner",
+    "coderujb-dd": "codereval.runners.coderujb_dd:CoderUjbDefectRunner",
 }
 
 
 def runner_name_for(task: Task) -> str:
     """Which runner evaluates a task: program tests (HumanEval, HumanEval-X) or project tests."""
+    if task.ujb is not None and task.ujb.kind is UjbKind.DD:
+        # Defect detection reads an answer; nothing is run.
+        return "coderujb-dd"
     if task.test is not None and task.test.kind is TestKind.PROGRAM:
         return "program"
     if task.language is Language.PYTHON:
