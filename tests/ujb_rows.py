@@ -264,7 +264,9 @@ def apr_row() -> dict[str, Any]:
         "end": 19,
         "buggy": BUGGY,
         "fix": FUNCTION,
-        "function_signature": "public static String abbreviate(final String str, final int maxWidth)",
+        "function_signature": (
+            "public static String abbreviate(final String str, final int maxWidth)"
+        ),
         "prompt_complete": complete,
         "prompt_chat": chat,
         "import_context": "",

@@ -170,8 +170,8 @@ def _compat_answer(text: str) -> bool | None:
 # The answer's own opening: the option letter the prompt offers (A = defective, B = not) or a
 # bare yes/no, at the start of a line, after "Answer:" or markdown emphasis.
 _OPENING = re.compile(
-    r"^[\s>*_#]*(?:answer\s*[:：]\s*)?[*_]*(?:(?P<letter>(?-i:[AB]))\b(?:\s*[.):]|\s*$|\s+(?=yes|no))"
-    r"|(?P<word>yes|no)\b)",
+    r"^[\s>*_#]*(?:answer\s*[:：]\s*)?[*_]*(?:(?P<letter>(?-i:[AB]))\b[*_]*"
+    r"(?:\s*[.):,—–-]|\s*$|\s+(?=yes|no))|(?P<word>yes|no)\b)",
     re.I | re.M,
 )
 _DEFECT_PHRASES = (

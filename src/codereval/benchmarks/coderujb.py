@@ -78,6 +78,11 @@ _ISSUE_FIELD = re.compile(
     re.S,
 )
 _METHOD_NAME = re.compile(r"([\w$]+)\s*\(")
+# CoderEval records have neither: a file with both is a CoderUJB dataset.
+_BUG_COLUMN = re.compile(r'"bug_id"\s*:')
+_UJB_COLUMN = re.compile(
+    r'"(?:prompt_complete|prompt_chat|defective|testmethods?|classmethods)"\s*:'
+)
 
 
 def parse_kind(text: str) -> UjbKind:
@@ -100,20 +105,21 @@ def detect_kind(columns: Sequence[str] | Mapping[str, Any]) -> UjbKind | None:
 
 
 def is_coderujb_file(path: Path) -> bool:
-    """Whether a file looks like a CoderUJB dataset (parquet, or JSON whose rows have
-    CoderUJB columns). Cheap enough for commands that accept several formats."""
+    """Whether a file looks like a CoderUJB dataset (parquet, the artifact's JSON, or rows with
+    CoderUJB's columns). Cheap enough for commands that accept several formats: it reads the
+    head of the file only (a row holds whole source files, so the head is generous)."""
     if path.suffix == ".parquet":
         return True
     if not path.is_file():
         return False
     try:
-        with path.open("r", encoding="utf-8") as handle:
-            head = handle.read(4096)
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as handle:
+            head = handle.read(1 << 20).decode("utf-8", errors="replace")
+    except OSError:
         return False
-    return any(key in head for key in DATASET_KEYS) or (
-        '"prompt_chat"' in head and '"bug_id"' in head
-    )
+    if any(f'"{key}"' in head[:4096] for key in DATASET_KEYS):
+        return True
+    return bool(_BUG_COLUMN.search(head) and _UJB_COLUMN.search(head))
 
 
 def read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], UjbKind | None]:

@@ -21,9 +21,11 @@ def _task_options(func: F) -> F:
     for option in reversed(
         [
             click.option("--benchmark", default=None,
-                         help="A benchmark by name: mini-python, humanevalx-python, codereval ..."),
+                         help="A benchmark by name: mini-python, humanevalx-python, codereval, "
+                              "coderujb-<kind> ..."),
             click.option("--tasks", "tasks_path", type=click.Path(path_type=Path),
-                         help="CoderEval records file (CoderEval4Python.json, records.jsonl ...)."),
+                         help="CoderEval records file (CoderEval4Python.json, records.jsonl ...) "
+                              "or a CoderUJB dataset (code_ujb_*.parquet, task_*_bench_*.json)."),
             click.option("--data-dir", type=click.Path(path_type=Path),
                          help="Where the benchmark's data files are."),
             click.option("--task-id", "task_ids", multiple=True,
