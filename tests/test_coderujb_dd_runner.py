@@ -99,3 +99,17 @@ def test_only_dd_tasks_go_to_the_dd_runner(tmp_path: Path) -> None:
     assert runner_name_for(dd) == "coderujb-dd"
     (apr,) = load_coderujb(write_jsonl(tmp_path / "apr.jsonl", rows_of("apr")))
     assert runner_name_for(apr) != "coderujb-dd"
+
+
+def test_gold_validation_answers_right_and_probes_with_the_opposite(
+    tmp_path: Path, run_cli
+) -> None:
+    dataset, _ = _inputs(tmp_path)
+    run = tmp_path / "gold"
+    result = run_cli("evaluate", "--tasks", dataset, "--reference", "--repeat", "2", "--out", run)
+    assert result.exit_code == 0, result
+    rows = [json.loads(line) for line in (run / "gold.jsonl").read_text().splitlines()]
+    assert {row["task_id"]: row["status"] for row in rows} == {DEFECTIVE: "ok", CLEAN: "ok"}
+    verdicts = sorted(o.verdict.value for o in _outcomes(run).values())
+    # Two right answers per task pass; the opposite answer (the probe) fails.
+    assert verdicts == ["failed", "failed", "passed", "passed", "passed", "passed"]

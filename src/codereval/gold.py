@@ -24,7 +24,7 @@ from rich.table import Table
 
 from codereval.errors import UserError
 from codereval.jsonl import atomic_write_jsonl
-from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict
+from codereval.model import Language, Outcome, Sample, Task, TestKind, UjbKind, Verdict
 from codereval.runners.java import compiled_untested
 
 REFERENCE_VARIANT = "gold:reference"
@@ -141,8 +141,27 @@ def _common_indent(original: str, dedented: str) -> str:
     return ""
 
 
+# CoderUJB defect detection: the answers the dataset's prompt offers, by truth.
+DD_ANSWERS = {True: "A. Yes, it has defects", False: "B. No, it doesn't have defects"}
+
+
+def _dd_truth(task: Task) -> bool | None:
+    if task.ujb is not None and task.ujb.kind is UjbKind.DD:
+        return task.ujb.defective
+    return None
+
+
+def _reference(task: Task) -> str:
+    """What a right sample is: the reference code, or for defect detection the right answer."""
+    truth = _dd_truth(task)
+    return DD_ANSWERS[truth] if truth is not None else task.reference
+
+
 def _probes(task: Task) -> dict[str, str | None]:
     """Probe name -> trivial code for this task (None when it cannot be made)."""
+    truth = _dd_truth(task)
+    if truth is not None:
+        return {"opposite-answer": DD_ANSWERS[not truth]}
     if task.language is Language.JAVA:
         return {"default-return": java_trivial_body(task.reference, name=task.name)}
     if task.language is not Language.PYTHON:
@@ -162,15 +181,16 @@ def gold_samples(tasks: Sequence[Task], *, repeat: int) -> list[Sample]:
         raise UserError(f"--repeat must be at least 1, got {repeat}")
     samples: list[Sample] = []
     for task in tasks:
-        if not task.reference.strip():
+        reference = _reference(task)
+        if not reference.strip():
             continue
         for index in range(repeat):
             samples.append(
                 Sample(
                     task_id=task.task_id,
                     index=index,
-                    raw=task.reference,
-                    code=task.reference,
+                    raw=reference,
+                    code=reference,
                     model="reference",
                     prompt_variant=REFERENCE_VARIANT,
                 )
