@@ -143,6 +143,9 @@ def test_itg_trigger_needs_failing_on_the_buggy_version() -> None:
     rates = {rate.name: rate.value for rate in score.rates}
     assert rates["line coverage of succeeding tests"] == 75.0
     assert rates["line coverage (paper: failures count 0)"] == 37.5
+    # No branch counters recorded: not measured, not a zero.
+    branch = [rate for rate in score.rates if rate.name.startswith("branch")]
+    assert [(rate.value, rate.support) for rate in branch] == [(None, "not measured")] * 2
 
 
 def test_dd_accuracy_precision_recall_f1() -> None:

@@ -146,9 +146,8 @@ def _level(
     )
 
 
-def _mean_rate(
-    name: str, values: Sequence[float], *, bootstrap: int, unit: str = "tasks"
-) -> UjbRate:
+def _mean_rate(name: str, values: Sequence[float], *, bootstrap: int) -> UjbRate:
+    unit = "task(s)"
     if not values:
         return UjbRate(name=name, value=None, support=f"0 {unit}")
     value = round(100.0 * math.fsum(values) / len(values), 2)
@@ -177,15 +176,14 @@ def _coverage(
             paper.append(math.fsum(samples) / len(samples))
             if good:
                 passing.append(math.fsum(good) / len(good))
-        rates.append(
-            _mean_rate(f"{label} coverage (paper: failures count 0)", paper, bootstrap=bootstrap)
-            if measured
-            else UjbRate(name=f"{label} coverage (paper: failures count 0)", value=None,
-                         support="not measured")
-        )
-        rates.append(
-            _mean_rate(f"{label} coverage of succeeding tests", passing, bootstrap=bootstrap)
-        )
+        names = (f"{label} coverage (paper: failures count 0)",
+                 f"{label} coverage of succeeding tests")
+        if not measured:
+            # No runner recorded this counter: say so rather than print a 0.
+            rates += [UjbRate(name=name, value=None, support="not measured") for name in names]
+            continue
+        rates.append(_mean_rate(names[0], paper, bootstrap=bootstrap))
+        rates.append(_mean_rate(names[1], passing, bootstrap=bootstrap))
     return rates
 
 
