@@ -216,6 +216,8 @@ def test_dd_extraction_keeps_the_answer_text(tmp_path: Path) -> None:
         ("I do not see any defects in this function.", False),
         ("The method has a defect. No other problems were found.", True),
         ("Note: this method is fine and does not have defects.", False),
+        ("Note: the loop may overflow.", None),
+        ("No. It is correct, although it has checks that has defects elsewhere.", False),
         ("It is hard to say without the callers.", None),
         ("", None),
     ],
@@ -232,7 +234,7 @@ def test_dd_answers_read_by_the_first_clear_statement(answer: str, expected: boo
         # The original's substring rules: "No" inside "Note" reads as "no defect" ...
         ("Note: the loop may overflow.", False),
         # ... and a defect phrase anywhere wins over an answer that said no first.
-        ("No. It is correct, although it has defensive checks that has defects elsewhere.", True),
+        ("No. It is correct, although it has checks that has defects elsewhere.", True),
         ("It is hard to say.", None),
     ],
 )
