@@ -73,6 +73,9 @@ def test_fcg_rows_map_to_the_spec_with_one_based_lines(tmp_path: Path) -> None:
     assert spec.indent == "    "
     assert task.reference == FUNCTION and task.file_content == SOURCE
     assert task.location is not None and task.location.lineno == 15
+    assert (task.location.package, task.location.class_name) == (
+        "org.apache.commons.lang3", "StringUtils"
+    )
     assert "Abbreviates a String" in task.docstring
 
 

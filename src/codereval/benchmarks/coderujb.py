@@ -323,12 +323,15 @@ def _task(
     task_id = row.text("task_id").strip()
     if not task_id:
         raise UserError(f"{row.where('task_id')} is empty")
+    qualified = spec.test_class or _class_of_file(spec.location, spec.source_dir)
+    package, _, class_name = qualified.rpartition(".")
     location = Location(
         project=spec.project,
         file_path=spec.location,
         lineno=spec.start,
         end_lineno=spec.end,
-        class_name=spec.test_class if spec.kind in (UjbKind.CTG, UjbKind.ITG) else "",
+        class_name=class_name,
+        package=package,
     )
     return Task(
         task_id=task_id,
