@@ -53,8 +53,6 @@ EXPECTED: dict[str, set[Verdict]] = {
     "hostile-write-outside": {Verdict.RUNTIME_ERROR},
     # Spawning until the process limit: out of time, or the JVM cannot start a thread.
     "hostile-fork-bomb": {Verdict.TIMEOUT, Verdict.RUNTIME_ERROR},
-    "right-answer": {Verdict.INFRA_ERROR},
-    "wrong-answer": {Verdict.INFRA_ERROR},
 }
 
 
@@ -92,10 +90,12 @@ def outcomes(tasks: dict[str, Task], labelled: list[tuple[Sample, str]], ujb_env
     ctx = _ctx(ujb_env_root, tmp_path_factory.mktemp("ujb-work"))
     ESCAPED.unlink(missing_ok=True)
     runner = CoderUjbRunner()
+    # Defect detection has its own runner (coderujb-dd): nothing of it runs here.
+    labelled = [(s, label) for s, label in labelled if runner_name_for(tasks[s.task_id])
+                == "coderujb"]
     try:
-        blocked = runner.prepare(list(tasks.values()), ctx)
-        # Only defect detection is left out: it is scored, not run.
-        assert blocked == {t: DD_NOT_RUN for t in tasks if tasks[t].ujb.kind is UjbKind.DD}
+        assert runner.prepare([t for t in tasks.values() if runner_name_for(t) == "coderujb"],
+                              ctx) == {}
         envs = sorted(p for p in (ujb_env_root / "envs").iterdir() if (p / "env.json").is_file())
         before = {p.name: source_hash(p) for p in envs}
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -110,7 +110,9 @@ def test_every_task_kind_is_in_the_mini_benchmark(tasks: dict[str, Task]) -> Non
     kinds = {t.ujb.kind for t in tasks.values() if t.ujb is not None}
     assert kinds == set(UjbKind)
     assert {t.ujb.bug_id for t in tasks.values() if t.ujb is not None} == {"1", "2", "3"}
-    assert all(runner_name_for(t) == "coderujb" for t in tasks.values())
+    assert {t.task_id: runner_name_for(t) for t in tasks.values()} == {
+        t.task_id: "coderujb-dd" if t.task_id.startswith("dd-") else "coderujb"
+        for t in tasks.values()}
 
 
 def test_every_sample_gets_the_verdict_it_was_written_for(
@@ -252,8 +254,12 @@ def test_hostile_samples_cost_only_their_own_verdict(
     assert "System.exit" in outcomes[("ctg-langlite-2-toInt", "hostile-exit")].detail
 
 
-def test_defect_detection_is_not_run(outcomes: dict[tuple[str, str], Outcome]) -> None:
-    done = outcomes[("dd-langlite-1-abbreviate", "right-answer")]
+def test_defect_detection_given_to_this_runner_is_not_run(
+    tasks: dict[str, Task], tmp_path: Path,
+) -> None:
+    dd = tasks["dd-langlite-1-abbreviate"]
+    runner = CoderUjbRunner()
+    done = runner.run(dd, Sample(task_id=dd.task_id, code="Yes"), _ctx(tmp_path, tmp_path))
     assert done.verdict is Verdict.INFRA_ERROR and done.detail == DD_NOT_RUN
 
 
@@ -274,15 +280,13 @@ def test_reference_validation_through_the_cli_says_ok_for_every_run_task(
     assert done.exit_code == 0, done
     status = {row["task_id"]: row["status"] for row in map(
         json.loads, (run_dir / "gold.jsonl").read_text(encoding="utf-8").splitlines())}
-    assert len(status) == 13
-    assert {t: s for t, s in status.items() if not t.startswith("dd-")} == {
-        t: "ok" for t in status if not t.startswith("dd-")}
-    assert {s for t, s in status.items() if t.startswith("dd-")} == {"untested"}
+    # Defect detection too: the right answer is its reference, the opposite one its probe.
+    assert status == {t: "ok" for t in status} and len(status) == 13
     # The outcomes the CLI wrote carry the measures (the reference test's coverage here).
     written = [json.loads(line) for line in
                (run_dir / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()]
     ctg = next(o for o in written if o["task_id"] == "ctg-langlite-2-toInt"
                and o["verdict"] == "passed")
     assert (ctg["ujb"]["lines_covered"], ctg["ujb"]["lines_total"]) == (5, 18)
-    summary = "gold validation: 11 ok, 0 broken, 0 flaky, 0 weak, 2 untested"
+    summary = "gold validation: 13 ok, 0 broken, 0 flaky, 0 weak"
     assert summary in done.stderr + done.stdout

@@ -50,7 +50,8 @@ SANDBOX_CHOICES = ("auto", "bwrap", "rlimit", "none")
 # The official export's name when samples come from memory rather than a file.
 MEMORY_OFFICIAL_NAME = store.official_results_name("samples.jsonl")
 _NAMED = re.compile(
-    r"codereval|mini-python|mini-java|mini-coderujb|humaneval|humanevalx-[a-z]+(-to-[a-z]+)?"
+    r"codereval|coderujb(-[a-z]+)?|mini-python|mini-java|mini-coderujb|humaneval|"
+    r"humanevalx-[a-z]+(-to-[a-z]+)?"
 )
 
 
@@ -188,6 +189,10 @@ def _load_tasks(
             raise UserError(
                 "nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME"
             )
+        from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
+
+        if is_coderujb_file(tasks_path):
+            return "coderujb", load_coderujb(tasks_path), str(tasks_path), None
         return "codereval", load_records(tasks_path), str(tasks_path), None
     tasks = load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
     folder = builtin_dir(benchmark.replace("-", "_")) if benchmark.startswith("mini-") else None

@@ -34,6 +34,10 @@ def extract(raw: str, *, task: Task, prompt: Prompt, finish_reason: str = "") ->
     text = cut_at_stop(raw, prompt.stop)
     if not text.strip():
         return Extraction(None, truncated, "empty output")
+    if task.ujb is not None:
+        from codereval.extraction_ujb import ujb_code
+
+        return ujb_code(text, task=task, prompt=prompt, truncated=truncated)
     if is_program_task(task):
         return _program(text, task=task, prompt=prompt, truncated=truncated)
     chat = prompt.style is PromptStyle.CHAT

@@ -6,8 +6,7 @@ of the type's default value (CoderUJB: for a generated test, an empty test metho
 ``broken`` when its reference does not pass, ``flaky`` when the verdict changes between repeats,
 ``weak`` when a trivial body passes (CoderEval issue #12), else ``ok``. A task without a test
 (CoderEval-Java: the official tests were never published) is ``untested`` when its reference
-compiles in place every time, and ``broken`` when it does not. CoderUJB's defect detection
-tasks run nothing: they are ``untested``.
+compiles in place every time, and ``broken`` when it does not.
 """
 
 from __future__ import annotations
@@ -142,8 +141,27 @@ def _common_indent(original: str, dedented: str) -> str:
     return ""
 
 
+# CoderUJB defect detection: the answers the dataset's prompt offers, by truth.
+DD_ANSWERS = {True: "A. Yes, it has defects", False: "B. No, it doesn't have defects"}
+
+
+def _dd_truth(task: Task) -> bool | None:
+    if task.ujb is not None and task.ujb.kind is UjbKind.DD:
+        return task.ujb.defective
+    return None
+
+
+def _reference(task: Task) -> str:
+    """What a right sample is: the reference code, or for defect detection the right answer."""
+    truth = _dd_truth(task)
+    return DD_ANSWERS[truth] if truth is not None else task.reference
+
+
 def _probes(task: Task) -> dict[str, str | None]:
     """Probe name -> trivial code for this task (None when it cannot be made)."""
+    truth = _dd_truth(task)
+    if truth is not None:
+        return {"opposite-answer": DD_ANSWERS[not truth]}
     if task.ujb is not None and task.ujb.kind in (UjbKind.CTG, UjbKind.ITG):
         from codereval.java.splice import annotated_tests
 
@@ -170,15 +188,16 @@ def gold_samples(tasks: Sequence[Task], *, repeat: int) -> list[Sample]:
         raise UserError(f"--repeat must be at least 1, got {repeat}")
     samples: list[Sample] = []
     for task in tasks:
-        if not task.reference.strip() or _not_run(task):
+        reference = _reference(task)
+        if not reference.strip():
             continue
         for index in range(repeat):
             samples.append(
                 Sample(
                     task_id=task.task_id,
                     index=index,
-                    raw=task.reference,
-                    code=task.reference,
+                    raw=reference,
+                    code=reference,
                     model="reference",
                     prompt_variant=REFERENCE_VARIANT,
                 )
@@ -221,17 +240,9 @@ def classify(
     return rows
 
 
-def _not_run(task: Task) -> bool:
-    """CoderUJB's defect detection: the answer is scored, no code runs."""
-    return task.ujb is not None and task.ujb.kind is UjbKind.DD
-
-
 def _classify_task(
     task: Task, runs: Sequence[Outcome], probes: Sequence[tuple[str, Outcome]]
 ) -> GoldRow:
-    if _not_run(task):
-        return GoldRow(task_id=task.task_id, status=GoldStatus.UNTESTED,
-                       detail="defect detection: the answer is scored, nothing runs")
     if not task.reference.strip():
         return GoldRow(task_id=task.task_id, status=GoldStatus.BROKEN, detail="no reference code")
     if not runs:

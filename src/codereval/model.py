@@ -24,8 +24,21 @@ class Frozen(BaseModel):
     _omit_when_none: ClassVar[frozenset[str]] = frozenset()
 
     def to_json(self) -> str:
-        unset = {name for name in self._omit_when_none if getattr(self, name) is None}
-        return self.model_dump_json(by_alias=True, exclude=unset or None)
+        return self.model_dump_json(by_alias=True, exclude=self._unset_late_fields() or None)
+
+    def _unset_late_fields(self) -> dict[str, Any]:
+        """What ``to_json`` leaves out, at any depth: a value nested in another (a UjbSpec in a
+        Task) keeps its own late fields out of its parent's JSON too."""
+        exclude: dict[str, Any] = {
+            name: True for name in self._omit_when_none if getattr(self, name) is None
+        }
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name not in exclude and isinstance(value, Frozen):
+                inner = value._unset_late_fields()
+                if inner:
+                    exclude[name] = inner
+        return exclude
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
@@ -213,6 +226,12 @@ class UjbSpec(Frozen):
     fixed_function: str = ""
     # DD: the truth (True = the method is the defective one).
     defective: bool | None = None
+    # ITG: where the test method sits in the buggy version's test file, when its lines differ
+    # from the fixed version's (the published ITG rows give both).
+    start_buggy: int | None = None
+    end_buggy: int | None = None
+
+    _omit_when_none = frozenset({"start_buggy", "end_buggy"})
 
 
 class UjbMeasures(Frozen):

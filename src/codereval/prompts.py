@@ -260,6 +260,10 @@ def build_prompt(
     style: PromptStyle = PromptStyle.COMPLETION,
 ) -> Prompt:
     """The prompt for one task in the chosen variant and style."""
+    if task.ujb is not None:
+        from codereval.prompts_ujb import build_ujb_prompt
+
+        return build_ujb_prompt(task, variant=variant, style=style)
     if is_program_task(task):
         return _program_prompt(task, variant=variant, style=style)
     head = base_prompt(task, human=variant is PromptVariant.HUMAN)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from codereval.analysis.acc import AccResult
     from codereval.categories import Category
     from codereval.paired import PairedComparison
+    from codereval.ujb_metrics import UjbScores
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,6 +158,8 @@ class Scores:
     compat: bool = False
     compat_n: int = 10
     bootstrap: int = 0
+    # CoderUJB's metrics (levels, trigger, coverage, DD) when the tasks are CoderUJB tasks.
+    ujb: UjbScores | None = None
 
     @property
     def label(self) -> str:
@@ -186,6 +189,9 @@ class Scores:
             if self.categories is not None
             else None
         )
+        if self.ujb is not None:
+            # Only CoderUJB runs carry the key: every other document stays as it was.
+            document["coderujb"] = self.ujb.model_dump(mode="json")
         return document
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -284,7 +290,18 @@ def score_input(
         compat=compat,
         compat_n=compat_n,
         bootstrap=bootstrap,
+        ujb=_ujb(item, ks=tuple(ks), exclude=excluded, bootstrap=bootstrap),
     )
+
+
+def _ujb(
+    item: ScoredInput, *, ks: tuple[int, ...], exclude: list[str], bootstrap: int
+) -> UjbScores | None:
+    if not any(t.ujb is not None for t in item.tasks):
+        return None
+    from codereval.ujb_metrics import score_ujb
+
+    return score_ujb(item.tasks, item.outcomes, ks=ks, bootstrap=bootstrap, exclude=exclude)
 
 
 def paired_comparisons(

@@ -12,7 +12,8 @@ from codereval.model import Task
 HUMANEVALX_LANGUAGES = ("python", "cpp", "java", "js", "go", "rust")
 
 BENCHMARKS_HELP = (
-    "codereval (with --tasks RECORDS), mini-python, mini-java, mini-coderujb, humaneval, "
+    "codereval (with --tasks RECORDS), coderujb or coderujb-<kind> (with --tasks DATASET; "
+    "kind: fcg, ctg, itg, apr, dd), mini-python, mini-java, mini-coderujb, humaneval, "
     "humanevalx-<lang>, humanevalx-<source>-to-<target> (lang: "
     + ", ".join(HUMANEVALX_LANGUAGES)
     + ")"
@@ -40,6 +41,16 @@ def load_benchmark(
                 hint="pass --tasks CoderEval4Python.json (or CoderEval4Java.json)",
             )
         return load_records(tasks_path)
+    ujb = re.fullmatch(r"coderujb(?:-([a-z]+))?", name)
+    if ujb:
+        from codereval.benchmarks.coderujb import load_coderujb
+
+        if tasks_path is None:
+            raise UserError(
+                f"benchmark {name!r} needs a CoderUJB dataset file",
+                hint="pass --tasks code_ujb_complete.parquet (or a task_*_bench_*.json, .jsonl)",
+            )
+        return load_coderujb(tasks_path, kind=ujb.group(1))
     if name in ("mini-python", "mini-java"):
         folder = builtin_dir(name.replace("-", "_"))
         return load_records(folder / "records.json")

@@ -15,11 +15,13 @@ from codereval.model import Sample
     "--tasks",
     "tasks_path",
     type=click.Path(path_type=Path),
-    help="CoderEval records file (CoderEval4Python.json, records.jsonl ...).",
+    help="CoderEval records file (CoderEval4Python.json, records.jsonl ...) or a CoderUJB "
+    "dataset (code_ujb_*.parquet, task_*_bench_*.json, .jsonl).",
 )
 @click.option(
-    "--benchmark", default=None,
-    help="A benchmark by name: mini-python, mini-java, mini-coderujb, humaneval ...",
+    "--benchmark",
+    default=None,
+    help="A benchmark by name: mini-python, mini-java, mini-coderujb, humaneval, coderujb-dd ...",
 )
 @click.option(
     "--prepared",

@@ -21,9 +21,11 @@ def _task_options(func: F) -> F:
     for option in reversed(
         [
             click.option("--benchmark", default=None,
-                         help="A benchmark by name: mini-python, humanevalx-python, codereval ..."),
+                         help="A benchmark by name: mini-python, humanevalx-python, codereval, "
+                              "coderujb-<kind> ..."),
             click.option("--tasks", "tasks_path", type=click.Path(path_type=Path),
-                         help="CoderEval records file (CoderEval4Python.json, records.jsonl ...)."),
+                         help="CoderEval records file (CoderEval4Python.json, records.jsonl ...) "
+                              "or a CoderUJB dataset (code_ujb_*.parquet, task_*_bench_*.json)."),
             click.option("--data-dir", type=click.Path(path_type=Path),
                          help="Where the benchmark's data files are."),
             click.option("--task-id", "task_ids", multiple=True,
@@ -93,7 +95,12 @@ def _load_tasks(
         raise UserError("no tasks given", hint="pass --benchmark NAME or --tasks RECORDS")
     if benchmark is None:
         assert tasks_path is not None
-        name, tasks = "codereval", load_records(tasks_path)
+        from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
+
+        if is_coderujb_file(tasks_path):
+            name, tasks = "coderujb", load_coderujb(tasks_path)
+        else:
+            name, tasks = "codereval", load_records(tasks_path)
     else:
         name, tasks = benchmark, load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
     return name, select_tasks(tasks, name=name, task_ids=task_ids, limit=limit)

@@ -137,6 +137,10 @@ def score_command(
 ) -> None:
     """Score result files or run directories: pass@k overall, per level, standalone.
 
+    A run of CoderUJB tasks adds the paper's metrics: pass@k and count@n at the syntax,
+    compile and pass (or trigger) levels, test coverage, and defect detection's accuracy,
+    precision, recall and F1.
+
     Each INPUT is an official CoderEval result file (*_out.jsonl) or a run directory written by
     `codereval evaluate`. With several inputs, models are compared side by side; --paired adds,
     for each pair (first minus second), the difference in pass@k with a paired bootstrap
@@ -150,6 +154,7 @@ def score_command(
       codereval score runs/gpt --exclude-flagged runs/gold/gold.jsonl --json
       codereval score runs/gpt runs/llama --html report.html
       codereval score runs/gpt --ci
+      codereval score runs/ujb-fcg --k 1,5 --ci
     """
     from codereval.report.table import print_wide, render_scoreboards
     from codereval.scoring import dump_json
@@ -196,7 +201,16 @@ def score_command(
     extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
     if any(counts is not None for counts in categories):
         extra.append(render_categories(boards, categories))
+    ujbs = [result.ujb for result in results]
+    if any(ujb is not None for ujb in ujbs):
+        from codereval.report.ujb import render_ujb, ujb_notes
+
+        labels = [board.label for board in boards]
+        extra += render_ujb(labels, ujbs, boards[0].ks)
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
+    if any(ujb is not None for ujb in ujbs):
+        for note in ujb_notes(labels, ujbs):
+            click.echo(f"note: {note}")
     if paired:
         click.echo()
         print_wide(render_paired(comparisons, ks=boards[0].ks))

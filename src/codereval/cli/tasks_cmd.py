@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from codereval.errors import UserError
 from codereval.model import Level, Task
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 
 @click.command("tasks")
@@ -19,23 +24,43 @@ from codereval.model import Level, Task
     help="Only tasks at this runnable level.",
 )
 @click.option("--project", default=None, help="Only tasks of this project (owner/repo).")
+@click.option(
+    "--kind",
+    default=None,
+    help="CoderUJB: the task kind the dataset file holds (fcg, ctg, itg, apr, dd), when its "
+    "columns do not say.",
+)
 @click.option("--show", "show_id", default=None, help="Print one task in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print tasks as JSON Lines.")
 def tasks_command(
-    records: Path, level: str | None, project: str | None, show_id: str | None, as_json: bool
+    records: Path,
+    level: str | None,
+    project: str | None,
+    kind: str | None,
+    show_id: str | None,
+    as_json: bool,
 ) -> None:
-    """List CoderEval tasks (id, project, name, level), or show one with --show.
+    """List CoderEval or CoderUJB tasks (id, project, name, level or kind), or show one.
+
+    RECORDS is a CoderEval records file or a CoderUJB dataset (parquet, the artifact's
+    task_*_bench_*.json, or JSON Lines); a CoderUJB file's kind is read from its columns.
 
     \b
     Examples:
       codereval tasks CoderEval4Python.json --level class_runnable
       codereval tasks CoderEval4Java.json --project protostuff/protostuff
       codereval tasks CoderEval4Python.json --show 62e60f43d76274f8a4026e28
+      codereval tasks code_ujb_repair.parquet --project Lang
+      codereval tasks task_testgen_bench_default.json --kind ctg --json
     """
     from codereval.benchmarks.codereval import load_records
+    from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
     from codereval.report.table import print_wide, render_tasks
 
-    tasks = load_records(records)
+    if kind is not None or is_coderujb_file(records):
+        tasks = load_coderujb(records, kind=kind)
+    else:
+        tasks = load_records(records)
     if show_id is not None:
         matches = [t for t in tasks if t.task_id == show_id]
         if not matches:
@@ -76,7 +101,8 @@ def _show(task: Task) -> None:
     location = task.location
     facts.add_row("id", task.task_id)
     facts.add_row("name", task.name)
-    facts.add_row("level", task.level.value if task.level else "—")
+    if task.ujb is None:
+        facts.add_row("level", task.level.value if task.level else "—")
     if location is not None:
         facts.add_row("project", location.project)
         facts.add_row("file", f"{location.file_path}:{location.lineno}-{location.end_lineno}")
@@ -84,6 +110,9 @@ def _show(task: Task) -> None:
             facts.add_row("class", location.class_name)
     if task.test is not None:
         facts.add_row("test", f"{task.test.kind.value} {task.test.path}".strip())
+    if task.ujb is not None:
+        _show_ujb(task, console, facts)
+        return
     console.print(Panel(facts, title=f"task {task.task_id}", title_align="left"))
     lexer = task.language.value if task.language.value in ("python", "java") else "text"
     for variant, title in (
@@ -116,6 +145,33 @@ def _show(task: Task) -> None:
             if names or scope != "class_level":
                 every.add_row(scope, " ".join(names) or "—")
         console.print(every)
+
+
+def _show_ujb(task: Task, console: Console, facts: Table) -> None:
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    from codereval.prompts import PromptStyle, build_prompt
+
+    spec = task.ujb
+    assert spec is not None
+    facts.add_row("kind", spec.kind.value)
+    facts.add_row("bug", f"{spec.project}-{spec.bug_id}")
+    if spec.test_methods:
+        facts.add_row("tests", ", ".join(spec.test_methods))
+    if spec.classes_under_test:
+        facts.add_row("classes under test", ", ".join(spec.classes_under_test))
+    if spec.issue is not None:
+        facts.add_row("issue", spec.issue.title or spec.issue.body[:80])
+    if spec.defective is not None:
+        facts.add_row("defective", "yes" if spec.defective else "no")
+    console.print(Panel(facts, title=f"task {task.task_id}", title_align="left"))
+    for style in PromptStyle:
+        prompt = build_prompt(task, style=style)
+        console.print(Panel(prompt.text, title=f"prompt: {style.value}", title_align="left"))
+    if spec.buggy_function and spec.kind.value == "apr":
+        console.print(Panel(Syntax(spec.buggy_function, "java"), title="buggy", title_align="left"))
+    console.print(Panel(Syntax(task.reference, "java"), title="reference", title_align="left"))
 
 
 def register(app: click.Group) -> None:

@@ -20,6 +20,7 @@ from codereval.errors import UserError
 from codereval.metrics import GroupScore
 from codereval.model import LEVELS, Outcome, Sample, Task, Verdict
 from codereval.report import code, plots
+from codereval.report.ujb import level_rows, rate_rows, ujb_notes
 
 if TYPE_CHECKING:
     from codereval.paired import PairedComparison
@@ -85,11 +86,14 @@ def render_html(
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         harness=HARNESS_VERSION,
         conventions=list(dict.fromkeys(b.convention_note for b in boards)),
-        notes=[*board_notes, *notes],
+        notes=[*board_notes, *ujb_notes([b.label for b in boards], [s.ujb for s in scores]),
+               *notes],
         models=models,
         ks=ks,
         sections=_summary_sections(scores),
         acc_rows=_acc_rows(scores),
+        ujb_levels=level_rows([s.ujb for s in scores], ks),
+        ujb_rates=rate_rows([s.ujb for s in scores]),
         verdicts=_verdict_rows(scores),
         figures=_figures(scores, solved=solved, tasks=len(tasks)),
         paired=_paired_rows(paired, ks),

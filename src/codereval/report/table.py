@@ -108,8 +108,13 @@ def render_tasks(tasks: Sequence[Task]) -> Table:
     table.add_column("id", style="cyan", no_wrap=True)
     table.add_column("project")
     table.add_column("name", style="bold")
-    table.add_column("level")
+    table.add_column("level" if not any(t.ujb for t in tasks) else "kind / bug")
     for task in tasks:
+        if task.ujb is not None:
+            # CoderUJB tasks have no runnable level; their kind and bug say where they live.
+            where = f"{task.ujb.kind.value} {task.ujb.project}-{task.ujb.bug_id}"
+            table.add_row(task.task_id, task.project, task.name, where)
+            continue
         table.add_row(
             task.task_id, task.project, task.name, task.level.value if task.level else "—"
         )

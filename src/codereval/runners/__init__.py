@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 from codereval.errors import UserError
-from codereval.model import Language, Task, TestKind
+from codereval.model import Language, Task, TestKind, UjbKind
 from codereval.runners.base import RunContext, Runner
 
 # name -> "module:Class"; imported only when chosen.
@@ -14,12 +14,16 @@ RUNNERS: dict[str, str] = {
     "java-project": "codereval.runners.java:JavaProjectRunner",
     "program": "codereval.runners.program:ProgramRunner",
     "coderujb": "codereval.runners.coderujb:CoderUjbRunner",
+    "coderujb-dd": "codereval.runners.coderujb_dd:CoderUjbDefectRunner",
 }
 
 
 def runner_name_for(task: Task) -> str:
-    """Which runner evaluates a task: CoderUJB's (bug versions), program tests (HumanEval,
-    HumanEval-X) or project tests."""
+    """Which runner evaluates a task: CoderUJB's (defect detection reads an answer; the other
+    kinds run on bug versions), program tests (HumanEval, HumanEval-X) or project tests."""
+    if task.ujb is not None and task.ujb.kind is UjbKind.DD:
+        # Defect detection reads an answer; nothing is run.
+        return "coderujb-dd"
     if task.ujb is not None:
         return "coderujb"
     if task.test is not None and task.test.kind is TestKind.PROGRAM:

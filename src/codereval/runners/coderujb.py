@@ -17,7 +17,7 @@ per-run marker that the tests ran to their end and names the failing ones.
 The verdict rules are in ``ujb_verdicts``. Projects whose bugs manifest entry says
 ``defects4j = "<id>"`` (and every task of the published ``coderujb`` benchmark when no bugs
 manifest names its project) run through ``Defects4JExecutor`` instead, behind the same rules.
-DD tasks are not executed: their answers are scored, not run.
+DD tasks never come here: ``coderujb-dd`` reads their answers.
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount
 
 # The benchmark names whose tasks this runner takes (the published dataset, our mini one).
 UJB_BENCHMARKS = ("coderujb", "mini-coderujb")
-DD_NOT_RUN = ("defect detection (dd) is not executed: its answers are parsed and scored by "
-              "`codereval score`")
+DD_NOT_RUN = ("defect detection (dd) is not executed here: the coderujb-dd runner reads its "
+              "answer")
 # A version's own failing tests are measured once, with more time than one sample gets.
 BASELINE_MIN_SECONDS = 300.0
 BASELINE_FORMAT = "ujb-baseline/1"
@@ -162,7 +162,10 @@ class CoderUjbRunner(Runner):
             else:
                 test_file = _source_file(env.info, spec.test_file, task=task)
                 if spec.location == spec.test_file and spec.start > 0:
-                    _check_span(spec, task, test_file, version=f"{spec.bug_id}{version}")
+                    own = version == "b" and spec.start_buggy is not None
+                    _check_span(spec, task, test_file, version=f"{spec.bug_id}{version}",
+                                lines=(spec.start_buggy or 0, spec.end_buggy or 0) if own
+                                else None)
                 if not spec.test_class:
                     raise UserError(f"task {task.task_id}: no test_class for its generated test",
                                     hint="give ujb.test_class (pkg.Class)")
@@ -354,23 +357,24 @@ class CoderUjbRunner(Runner):
         version, and (ITG) on the buggy one."""
         fixed = envs["f"]
         target = _source_file(fixed.info, spec.test_file, task=task)
-        simple = spec.test_class.rsplit(".", 1)[-1]
-        original = target.read_text(encoding="utf-8")
-        if spec.location == spec.test_file and spec.start > 0:
-            # The developer's test stood there (ITG): the generated one takes its place.
-            text = replace_lines(original, code, start=spec.start, end=spec.end,
-                                 where=spec.test_file)
-        else:
-            text = add_to_class(original, code, class_name=simple, where=spec.test_file)
+        text = spliced_test(spec, code, target.read_text(encoding="utf-8"), version="f")
         syntax_ok = parses(text)
+        texts = {"f": text}
+        if "b" in envs and spec.start_buggy is not None:
+            # The buggy version's own test file, at its own lines (the published ITG rows).
+            buggy_file = _source_file(envs["b"].info, spec.test_file, task=task)
+            texts["b"] = spliced_test(spec, code, buggy_file.read_text(encoding="utf-8"),
+                                       version="b")
         names = annotated_tests(code)
         relative = _root_relative(fixed.info, target)
         runs: dict[str, TestRun] = {}
         compiled_on: dict[str, Path] = {}
         for version, env in envs.items():
             classes = work / f"classes-{version}"
-            failure = self._compile(env.info, {relative: text}, classes, syntax_ok=syntax_ok,
-                                    base=base)
+            # Without lines of its own, the buggy version gets the fixed version's test file,
+            # as Defects4J gives a buggy checkout the fixed version's tests.
+            failure = self._compile(env.info, {relative: texts.get(version, text)}, classes,
+                                    syntax_ok=syntax_ok, base=base)
             if failure is not None:
                 if version == "f":
                     return failure.model_copy(update={"ujb": UjbMeasures(
@@ -587,10 +591,26 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
 
 
 
-def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str) -> None:
+def spliced_test(spec: UjbSpec, code: str, original: str, *, version: str) -> str:
+    """The test file with the generated test in it: over the lines of the developer's test when
+    the task names them (ITG; the buggy version's own lines when given), else added at the end
+    of the test class (CTG)."""
+    if spec.location == spec.test_file and spec.start > 0:
+        start, end = spec.start, spec.end
+        if version == "b" and spec.start_buggy is not None and spec.end_buggy is not None:
+            start, end = spec.start_buggy, spec.end_buggy
+        return replace_lines(original, code, start=start, end=end,
+                             where=f"{spec.test_file} ({version})")
+    return add_to_class(original, code, class_name=spec.test_class.rsplit(".", 1)[-1],
+                        where=spec.test_file)
+
+
+def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str,
+                lines: tuple[int, int] | None = None) -> None:
     """The task's lines must lie inside its file in that version: else the task is wrong."""
+    start, end = lines or (spec.start, spec.end)
     try:
-        replace_lines(target.read_text(encoding="utf-8"), "", start=spec.start, end=spec.end,
+        replace_lines(target.read_text(encoding="utf-8"), "", start=start, end=end,
                       where=f"{spec.location} of {spec.project} {version}")
     except SpliceError as exc:
         raise UserError(f"task {task.task_id}: {exc}",

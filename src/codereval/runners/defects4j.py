@@ -31,9 +31,10 @@ from pathlib import Path
 
 from codereval.environments.bugs import split_version
 from codereval.errors import UserError
-from codereval.java.splice import SpliceError, add_to_class, annotated_tests, parses, replace_lines
+from codereval.java.splice import SpliceError, annotated_tests, parses, replace_lines
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
+from codereval.runners.coderujb import spliced_test
 from codereval.runners.ujb_verdicts import (
     TestRun,
     buggy_failed,
@@ -340,16 +341,15 @@ class Defects4JExecutor(Runner):
                                      end=spec.end, where=spec.location)
             else:
                 path = first / spec.test_file
-                original = path.read_text(encoding="utf-8")
-                if spec.location == spec.test_file and spec.start > 0:
-                    text = replace_lines(original, code, start=spec.start, end=spec.end,
-                                         where=spec.test_file)
-                else:
-                    text = add_to_class(original, code,
-                                        class_name=spec.test_class.rsplit(".", 1)[-1])
+                text = spliced_test(spec, code, path.read_text(encoding="utf-8"), version="f")
             syntax_ok = parses(text)
-            for tree in trees.values():
-                (tree / path.relative_to(first)).write_text(text, encoding="utf-8")
+            for version, tree in trees.items():
+                own = (version == "b" and spec.kind is UjbKind.ITG
+                       and spec.start_buggy is not None)
+                # The buggy checkout's own test file at its own lines when the task gives them.
+                written = (spliced_test(spec, code, (tree / spec.test_file).read_text(
+                    encoding="utf-8"), version="b") if own else text)
+                (tree / path.relative_to(first)).write_text(written, encoding="utf-8")
             compiled = self._compile(first, ctx)
             if compiled.exit_code != 0 or compiled.timed_out:
                 verdict = (Verdict.TIMEOUT if compiled.timed_out else
