@@ -240,3 +240,18 @@ def test_html_report_has_the_coderujb_section(tmp_path: Path, run_cli) -> None:
     other = _run_dir(tmp_path / "plain", [plain], [Outcome(task_id="x", verdict=P)])
     assert run_cli("report", other, "--k", "1", "-o", tmp_path / "p.html").exit_code == 0
     assert 'id="coderujb"' not in (tmp_path / "p.html").read_text()
+
+
+def test_the_demo_prints_coderujb_metrics_for_coderujb_runs_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codereval.cli.demo_cmd import _print_coderujb
+
+    plain = Task(task_id="x", benchmark="b", language=Language.PYTHON, name="f")
+    other = _run_dir(tmp_path / "plain", [plain], [Outcome(task_id="x", verdict=P)])
+    _print_coderujb([("mini-python", other), ("mini-coderujb", _all_kinds(tmp_path))], [1])
+    printed = capsys.readouterr().out
+    assert "mini-coderujb: CoderUJB pass@k" in printed
+    assert "mini-coderujb: CoderUJB rates" in printed
+    assert "F1" in printed and "line coverage" in printed
+    assert "mini-python" not in printed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,7 @@ def demo_command(
     click.echo()
     for table in kinds:
         print_wide(table)
+    _print_coderujb(runs, ks)
     click.echo(
         f"\nOutcomes, with the isolation used and their provenance, are in "
         f"{out}/<benchmark>/outcomes.jsonl."
@@ -99,6 +101,27 @@ def demo_command(
         title="codereval demo",
     )
     click.echo(f"HTML report (plots, every sample of every task): {report}")
+
+
+def _print_coderujb(runs: list[tuple[str, Path]], ks: Sequence[int]) -> None:
+    """CoderUJB's own metrics (pass@k by level, trigger and coverage rates, DD's F1) for the runs
+    that hold CoderUJB tasks: its pass@k alone mixes five kinds of task."""
+    from codereval.report.table import print_wide
+    from codereval.report.ujb import render_ujb, ujb_notes
+    from codereval.scoring import load_scored_input
+    from codereval.ujb_metrics import score_ujb
+
+    for name, run_dir in runs:
+        item = load_scored_input(run_dir, label=name)
+        scores = score_ujb(item.tasks, item.outcomes, ks=ks)
+        if scores is None:
+            continue
+        click.echo()
+        for table in render_ujb([name], [scores], ks):
+            table.title = f"{name}: {table.title}"
+            print_wide(table)
+        for note in ujb_notes([name], [scores]):
+            click.echo(f"note: {note}")
 
 
 def _kinds_table(name: str, run_dir: Path) -> Table:
