@@ -148,6 +148,8 @@ class WorkerKey:
     network: bool
     stdlib: tuple[str, ...]
     project_dirs: tuple[str, ...]
+    # Sources of our own scripts (the harness) the server compiles once for all its samples.
+    scripts: tuple[str, ...] = ()
     # A scratch outside every slot (the Sandbox adapter's callers): bound into this worker only.
     extra_scratch: str = ""
 
@@ -296,6 +298,7 @@ class WarmWorker:
         child.close()
         self._sock = host
         config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  "scripts": list(key.scripts),
                   "environ": dict(key.env),
                   # Third-party modules are a project's; a bare interpreter gets the stdlib.
                   "preload": "none" if trusted is not None or not key.project_dirs
@@ -687,10 +690,17 @@ class Slot:
         return ""
 
     def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
-            project_dirs: Sequence[Path] = ()) -> tuple[ExecResult, str]:
-        """Run the request; returns the result and the executor that produced it."""
+            project_dirs: Sequence[Path] = (),
+            scripts: Sequence[str] = ()) -> tuple[ExecResult, str]:
+        """Run the request; returns the result and the executor that produced it.
+
+        ``scripts``: sources of trusted scripts (ours, never a sample's) that requests run;
+        the worker compiles them once and a child whose script file holds exactly one of them
+        runs that code instead of compiling it again.
+        """
         return self.pool._run(self, request, stdlib=tuple(stdlib),
-                              project_dirs=tuple(str(p) for p in project_dirs))
+                              project_dirs=tuple(str(p) for p in project_dirs),
+                              scripts=tuple(scripts))
 
 
 @dataclass(kw_only=True)
@@ -763,7 +773,8 @@ class WarmPool:
                 self._state.free.append(index)
 
     def _run(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
-             project_dirs: tuple[str, ...]) -> tuple[ExecResult, str]:
+             project_dirs: tuple[str, ...], scripts: tuple[str, ...] = ()
+             ) -> tuple[ExecResult, str]:
         if slot.accepts(request):
             return self.sandbox.run(request), "fresh"
         call = python_call(request.argv)
@@ -779,6 +790,7 @@ class WarmPool:
             network=request.network,
             stdlib=stdlib,
             project_dirs=project_dirs,
+            scripts=scripts,
             extra_scratch="" if in_slot else str(request.scratch),
         )
         with self._lock:

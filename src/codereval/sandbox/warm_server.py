@@ -48,6 +48,8 @@ BASE_PATH = []  # type: list[str]
 STARTUP_ENV = {}  # type: dict[str, str]
 # Top-level names of the modules the preload added (stdlib ones included), with their files.
 PRELOADED = {}  # type: dict[str, str]
+# Our own scripts (the harness), compiled once: source bytes -> code object.
+COMPILED = {}  # type: dict[bytes, object]
 # In a sample's child: the sys.path entries already checked for shadowing (see path_changed).
 CHECKED = set()  # type: set[str]
 WIPED = ("/tmp", "/run", "/dev/shm")
@@ -551,7 +553,11 @@ def _run_python(request):
         else:
             source, filename = request["code"], "<string>"
         try:
-            code = compile(source, filename, "exec", dont_inherit=True)
+            known = COMPILED.get(source) if isinstance(source, bytes) else None
+            if known is not None and hasattr(known, "replace"):
+                code = _renamed(known, filename)
+            else:
+                code = compile(source, filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             kind, value = sys.exc_info()[:2]
             # A fresh interpreter reports a compile error with no traceback above it.
@@ -573,6 +579,13 @@ def _run_python(request):
         if kind is KeyboardInterrupt and sys.version_info >= (3, 8):
             status = -signal.SIGINT
     return _finish(status)
+
+
+def _renamed(code, filename):
+    """``code`` as if compiled from ``filename`` (tracebacks name the sample's own file)."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def _exit_status(exc):
@@ -816,6 +829,12 @@ def main():
     given = config.get("environ", {})
     STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
     loaded, skipped, threads = _preload(config)
+    for text in config.get("scripts", []):
+        source = text.encode("utf-8")
+        try:
+            COMPILED[source] = compile(source, "<script>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            pass  # compiled (and reported) by each child, as a fresh interpreter would
     if threads > 1:
         _send(sock, {"error": "a preloaded module left %d threads running; forking would lose "
                               "them" % threads, "skipped": skipped})
