@@ -869,7 +869,9 @@ def main():
             if not problems:
                 _spawn_spare(sock)
         elif op == "kill":
-            _reap_all()
+            # Between samples (a kill that crossed the end's report): what the sample started
+            # was killed and reaped before that report; the spare is ours, not the sample's.
+            pass
         else:
             for extra in fds:
                 os.close(extra)
