@@ -243,6 +243,18 @@ def test_a_timeout_kills_the_sample_and_the_worker_serves_on(pool: WarmPool) -> 
     assert the_worker(pool) is worker
 
 
+def test_a_kill_that_arrives_after_a_sample_ended_spares_the_next_one(pool: WarmPool) -> None:
+    # Without cgroups the host asks the server to kill a sample that ran out of time; the
+    # request may cross the sample's end, when the next sample's process is already forked.
+    run(pool, "pass")
+    worker = the_worker(pool)
+    worker.settle()  # type: ignore[attr-defined]
+    worker._sock.send(json.dumps({"op": "kill"}).encode())  # type: ignore[attr-defined]
+    result = run(pool, "print('alive')")
+    assert (result.exit_code, result.signal, result.stdout) == (0, None, b"alive\n")
+    assert the_worker(pool) is worker
+
+
 def test_a_worker_that_dies_costs_that_sample_and_is_replaced(pool: WarmPool) -> None:
     run(pool, "pass")
     worker = the_worker(pool)
