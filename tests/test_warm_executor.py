@@ -195,6 +195,43 @@ def test_exhausting_memory_costs_only_that_sample(pool: WarmPool) -> None:
     assert the_worker(pool) is worker
 
 
+def test_a_reused_cgroup_counts_each_samples_cpu_and_memory_from_zero(pool: WarmPool) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    cgroup = worker._runs  # type: ignore[attr-defined]
+    assert cgroup is not None
+    busy = run(pool, "import time\nend = time.process_time() + 0.4\n"
+                     "while time.process_time() < end: pass")
+    idle = run(pool, "pass")
+    assert busy.cpu_time is not None and busy.cpu_time >= 0.4
+    assert idle.cpu_time is not None and idle.cpu_time < 0.2
+    limits = Limits(wall_time=20, memory_mb=256)
+    run(pool, "pass", limits=limits)
+    cgroup = worker._runs  # type: ignore[attr-defined]
+    hog = run(pool, "data = b'x' * (1 << 30)", limits=limits)
+    assert hog.memory_exceeded
+    # The same cgroup serves the next sample, which is not taken for the hog's OOM kill.
+    assert worker._runs is cgroup  # type: ignore[attr-defined]
+    after = run(pool, "print('fine')", limits=limits)
+    assert (after.stdout, after.memory_exceeded) == (b"fine\n", False)
+
+
+def test_a_sample_that_leaves_memory_charged_gets_the_next_one_a_new_cgroup(
+    pool: WarmPool,
+) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    before = worker._runs  # type: ignore[attr-defined]
+    with pool.slot() as slot:
+        # 64 MiB of page cache in its scratch outlives the process, charged to its cgroup.
+        result, _, _ = run_in(slot, "open('big', 'wb').write(b'x' * (64 << 20))")
+        assert result.exit_code == 0
+        assert worker._runs is None  # type: ignore[attr-defined]
+        assert run_in(slot, "print('next')")[0].stdout == b"next\n"
+    assert worker._runs is not None and worker._runs is not before  # type: ignore[attr-defined]
+    assert the_worker(pool) is worker
+
+
 def test_a_timeout_kills_the_sample_and_the_worker_serves_on(pool: WarmPool) -> None:
     run(pool, "pass")
     worker = the_worker(pool)
@@ -203,6 +240,18 @@ def test_a_timeout_kills_the_sample_and_the_worker_serves_on(pool: WarmPool) -> 
     assert looping.timed_out and looping.signal == signal.SIGKILL
     assert time.monotonic() - started < 3.0
     assert run(pool, "print('next')").stdout == b"next\n"
+    assert the_worker(pool) is worker
+
+
+def test_a_kill_that_arrives_after_a_sample_ended_spares_the_next_one(pool: WarmPool) -> None:
+    # Without cgroups the host asks the server to kill a sample that ran out of time; the
+    # request may cross the sample's end, when the next sample's process is already forked.
+    run(pool, "pass")
+    worker = the_worker(pool)
+    worker.settle()  # type: ignore[attr-defined]
+    worker._sock.send(json.dumps({"op": "kill"}).encode())  # type: ignore[attr-defined]
+    result = run(pool, "print('alive')")
+    assert (result.exit_code, result.signal, result.stdout) == (0, None, b"alive\n")
     assert the_worker(pool) is worker
 
 
@@ -352,6 +401,37 @@ def test_endings_match_a_fresh_interpreter(pool: WarmPool, name: str) -> None:
     assert (warm.exit_code, warm.signal) == (fresh.exit_code, fresh.signal)
     assert warm.stdout == fresh.stdout
     assert warm.stderr == fresh.stderr
+
+
+def test_a_trusted_script_is_compiled_once_by_the_worker_and_named_for_each_sample(
+    pool: WarmPool,
+) -> None:
+    script = textwrap.dedent("""
+        import sys, traceback
+        frame = sys._getframe()
+        while frame is not None and "COMPILED" not in frame.f_globals:
+            frame = frame.f_back
+        compiled = frame.f_globals["COMPILED"] if frame is not None else {}
+        with open(sys.argv[0], "rb") as handle:
+            print("precompiled:", handle.read() in compiled)
+        def inner():
+            raise ValueError("boom")
+        try:
+            inner()
+        except ValueError:
+            print(traceback.extract_tb(sys.exc_info()[2])[-1].filename == sys.argv[0])
+        """)
+    with pool.slot() as slot:
+        for trusted in ((script,), ()):
+            scratch = slot.new_scratch()
+            (scratch / "main.py").write_text(script)
+            request = ExecRequest(argv=(PY, str(scratch / "main.py")), cwd=scratch,
+                                  scratch=scratch, env={"PATH": "/usr/bin:/bin"},
+                                  limits=Limits(wall_time=10))
+            result, executor = slot.run(request, scripts=trusted)
+            assert executor == "warm" and result.exit_code == 0, result.stderr
+            # Tracebacks name the sample's own file either way.
+            assert result.stdout == f"precompiled: {bool(trusted)}\nTrue\n".encode()
 
 
 def test_other_programs_are_executed_inside_the_same_sandbox(pool: WarmPool) -> None:

@@ -70,7 +70,18 @@ class ProvenanceFiller:
         self.override = override
         self.ctx = ctx
         self._fingerprints: dict[tuple[str, str], str] = {}
+        # task id -> (the task, its content hash): every sample of a task needs the hash, and
+        # hashing means serialising the whole task.
+        self._task_hashes: dict[str, tuple[Task, str]] = {}
         self._lock = threading.Lock()
+
+    def task_hash(self, task: Task) -> str:
+        known = self._task_hashes.get(task.task_id)
+        if known is not None and known[0] is task:
+            return known[1]
+        value = task.content_hash()
+        self._task_hashes[task.task_id] = (task, value)
+        return value
 
     def fingerprint(self, runner: Runner, task: Task) -> str:
         key = (runner.name, task.task_id)
@@ -90,6 +101,7 @@ class ProvenanceFiller:
         return complete_provenance(
             outcome,
             task=task,
+            task_hash=self.task_hash(task),
             sample=sample,
             benchmark_version=self.benchmark_version,
             environment=lambda: self.fingerprint(runner, task),
@@ -109,6 +121,7 @@ def complete_provenance(
     isolation: str,
     executor: str,
     override: bool = False,
+    task_hash: str = "",
 ) -> Outcome:
     """The outcome with every provenance field set (what the runner gave is kept, but for the
     executor when ``override``)."""
@@ -116,7 +129,7 @@ def complete_provenance(
     env = given.environment or (environment() if callable(environment) else environment)
     provenance = Provenance(
         benchmark_version=given.benchmark_version or benchmark_version,
-        task_hash=given.task_hash or task.content_hash(),
+        task_hash=given.task_hash or task_hash or task.content_hash(),
         # The store's key: always the code that was handed to the runner.
         code_hash=sample.code_hash(),
         environment=env,

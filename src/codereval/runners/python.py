@@ -398,7 +398,8 @@ class PythonProjectRunner(Runner):
         if slot is not None and platform is None:
             # The project tree is never preloaded (it changes per sample): only what it uses.
             project_dirs = [plan.base] if plan.base is not None else []
-            result, executor = slot.run(request, stdlib=WARM_STDLIB, project_dirs=project_dirs)
+            result, executor = slot.run(request, stdlib=WARM_STDLIB, project_dirs=project_dirs,
+                                        scripts=(self._harness,))
         else:
             # The compat view mounts the official tree per sample: only a fresh sandbox can.
             result, executor = ctx.sandbox.run(request), "fresh"

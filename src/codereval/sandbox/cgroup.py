@@ -16,7 +16,7 @@ import os
 import shlex
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP_MOUNT = Path("/sys/fs/cgroup")
@@ -79,6 +79,24 @@ def probe() -> tuple[dict[str, Path], str]:
     return usable, "; ".join(problems)
 
 
+def _read(path: str) -> str:
+    # Plain descriptors: pathlib's text wrappers cost more than the kernel's answer, and these
+    # files are read several times per sample.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 1 << 16).decode()
+    finally:
+        os.close(fd)
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
 def _sweep(base: Path) -> None:
     """Remove run cgroups left by supervisors that died (their pid is in the name)."""
     for entry in base.glob("run-*"):
@@ -94,6 +112,7 @@ class RunCgroup:
 
     dirs: dict[str, Path]
     memory_bytes: int | None
+    _files: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def create(cls, *, memory_bytes: int | None, pids_max: int | None) -> RunCgroup:
@@ -136,11 +155,18 @@ class RunCgroup:
         )
         return [sh, "-c", script, "codereval-join"]
 
+    def file(self, controller: str, name: str) -> str:
+        """The path of one of the cgroup's files, as a string (cached: read per sample)."""
+        key = (controller, name)
+        path = self._files.get(key)
+        if path is None:
+            path = self._files[key] = str(self.dirs[controller] / name)
+        return path
+
     def pids(self) -> list[int]:
         for controller in ("pids", "memory", "cpuacct"):
             if controller in self.dirs:
-                text = (self.dirs[controller] / "cgroup.procs").read_text()
-                return [int(word) for word in text.split()]
+                return [int(word) for word in _read(self.file(controller, "cgroup.procs")).split()]
         return []
 
     def kill_all(self) -> bool:
@@ -166,19 +192,40 @@ class RunCgroup:
         """CPU seconds used by every process that ever ran in the cgroup."""
         if "cpuacct" not in self.dirs:
             return None
-        return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        return int(_read(self.file("cpuacct", "cpuacct.usage"))) / 1e9
 
-    def oom_killed(self) -> bool:
-        """True when the kernel OOM-killed a process of this cgroup (memory limit reached)."""
+    def oom_killed(self, *, since: int = 0) -> bool:
+        """True when the kernel OOM-killed a process of this cgroup (memory limit reached) since
+        its count was ``since`` (what ``oom_kills`` said when a reused cgroup was reset)."""
+        return self.oom_kills() > since
+
+    def oom_kills(self) -> int:
+        """How many OOM kills the cgroup has seen (never reset by the kernel)."""
         if "memory" not in self.dirs:
-            return False
-        memory = self.dirs["memory"]
-        for line in (memory / "memory.oom_control").read_text().splitlines():
+            return 0
+        for line in _read(self.file("memory", "memory.oom_control")).splitlines():
             key, _, value = line.partition(" ")
             if key == "oom_kill":
-                return int(value) > 0
-        # Kernels before 4.13 do not count OOM kills: fall back to "the limit was hit".
-        return int((memory / "memory.failcnt").read_text()) > 0
+                return int(value)
+        # Kernels before 4.13 do not count OOM kills: fall back to "the limit was hit" (reset
+        # to 0 by ``reset``).
+        return int(_read(self.file("memory", "memory.failcnt")))
+
+    def memory_usage(self) -> int:
+        """Bytes still charged to the cgroup (page cache and kernel memory outlive processes)."""
+        if "memory" not in self.dirs:
+            return 0
+        return int(_read(self.file("memory", "memory.usage_in_bytes")))
+
+    def reset(self) -> int:
+        """Ready an emptied cgroup for its next run: CPU time and the memory limit's hit count
+        back to zero. Returns the OOM-kill count to pass to ``oom_killed(since=...)``. OSError
+        when the kernel refuses (the caller makes a new cgroup instead)."""
+        if "cpuacct" in self.dirs:
+            _write(self.file("cpuacct", "cpuacct.usage"), "0")
+        if "memory" in self.dirs:
+            _write(self.file("memory", "memory.failcnt"), "0")
+        return self.oom_kills()
 
     def remove(self) -> bool:
         """Remove the directories (children first). False if one could not be removed."""

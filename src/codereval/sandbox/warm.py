@@ -71,6 +71,9 @@ _WATCH_INTERVAL = 0.1
 _CHUNK = 1 << 16
 _SERVER_PROCESSES = 8
 _MAX_PACKET = 4 << 20
+# What a sample may leave charged to its cgroup (page cache it read, kernel memory) for the
+# cgroup to be reused by the next sample of the slot.
+_REUSE_CHARGE = 16 * _MIB
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +148,8 @@ class WorkerKey:
     network: bool
     stdlib: tuple[str, ...]
     project_dirs: tuple[str, ...]
+    # Sources of our own scripts (the harness) the server compiles once for all its samples.
+    scripts: tuple[str, ...] = ()
     # A scratch outside every slot (the Sandbox adapter's callers): bound into this worker only.
     extra_scratch: str = ""
 
@@ -227,6 +232,11 @@ class WarmWorker:
         self._bwrap = bwrap
         self._cgroups = tuple(probe()[0]) if bwrap.isolation.startswith("bwrap+cgroup") else ()
         self._cgroup: RunCgroup | None = None
+        # The cgroup samples run in (reused while emptied, see _sample_cgroup).
+        self._runs: RunCgroup | None = None
+        self._runs_limits: tuple[int | None, int | None] | None = None
+        self._runs_fds: list[int] = []
+        self._oom_base = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._cleaning = False
@@ -288,6 +298,7 @@ class WarmWorker:
         child.close()
         self._sock = host
         config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  "scripts": list(key.scripts),
                   "environ": dict(key.env),
                   # Third-party modules are a project's; a bare interpreter gets the stdlib.
                   "preload": "none" if trusted is not None or not key.project_dirs
@@ -341,6 +352,7 @@ class WarmWorker:
                 os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
+        self._drop_sample_cgroup()
         if self._cgroup is not None:
             self._cgroup.kill_all()
             self._cgroup.remove()
@@ -359,10 +371,7 @@ class WarmWorker:
         cgroup: RunCgroup | None = None
         if self._cgroups:
             try:
-                cgroup = RunCgroup.create(
-                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
-                    pids_max=limits.processes,
-                )
+                cgroup = self._sample_cgroup(limits)
             except OSError as error:
                 return error_result(f"cannot create the run's cgroup: {error}",
                                     isolation="bwrap")
@@ -380,11 +389,57 @@ class WarmWorker:
             result = self._run(request, call, cgroup, words, isolation)
         finally:
             if cgroup is not None:
-                survivors = not cgroup.kill_all()
-                leftover = not cgroup.remove()
-                if survivors or leftover:
-                    self.broken = "processes survived the sample's cgroup kill"
+                self._after_sample(cgroup)
         return result
+
+    def _sample_cgroup(self, limits: Limits) -> RunCgroup:
+        """The slot's sample cgroup, made on first use and for new limits, else the last one.
+
+        Reusing it is as safe as a new one: a cgroup is handed to the next sample only once its
+        ``cgroup.procs`` was read empty after the kill (a process cannot re-enter it: only the
+        host's descriptors can write there, and the child closes them before any sample code
+        runs), with its CPU time and limit-hit count reset and the OOM-kill count read.
+        """
+        wanted = (None if limits.memory_mb is None else limits.memory_mb * _MIB,
+                  limits.processes)
+        if self._runs is not None and self._runs_limits == wanted:
+            return self._runs
+        self._drop_sample_cgroup()
+        cgroup = RunCgroup.create(memory_bytes=wanted[0], pids_max=wanted[1])
+        try:
+            # Held while the cgroup lives; the server gets copies of them with each request.
+            self._runs_fds = [os.open(cgroup.file(c, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+                              for c in cgroup.dirs]
+            self._oom_base = cgroup.oom_kills()
+        except OSError:
+            self._runs = cgroup
+            self._drop_sample_cgroup()
+            raise
+        self._runs, self._runs_limits = cgroup, wanted
+        return cgroup
+
+    def _after_sample(self, cgroup: RunCgroup) -> None:
+        if not cgroup.kill_all():
+            self.broken = "processes survived the sample's cgroup kill"
+            self._drop_sample_cgroup()
+            return
+        try:
+            # Page cache and kernel memory charged by the sample outlive it; past a little, a
+            # new cgroup gives the next sample its whole limit (removing moves the charge up).
+            if cgroup.memory_usage() > _REUSE_CHARGE:
+                self._drop_sample_cgroup()
+                return
+            self._oom_base = cgroup.reset()
+        except OSError:
+            self._drop_sample_cgroup()
+
+    def _drop_sample_cgroup(self) -> None:
+        cgroup, self._runs, self._runs_limits = self._runs, None, None
+        fds, self._runs_fds = self._runs_fds, []
+        for fd in fds:
+            os.close(fd)
+        if cgroup is not None and not (cgroup.kill_all() and cgroup.remove()):
+            self.broken = "processes survived the sample's cgroup kill"
 
     def _run(self, request: ExecRequest, call: PythonCall | None, cgroup: RunCgroup | None,
              words: list[Any], isolation: str) -> ExecResult:
@@ -400,8 +455,7 @@ class WarmWorker:
             message.update(script=call.script, code=call.code, py_argv=list(call.argv),
                            isolated="-I" in call.flags,
                            ignore_env="-I" in call.flags or "-E" in call.flags)
-        cg_fds = [os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
-                  for d in (cgroup.dirs.values() if cgroup is not None else ())]
+        cg_fds = self._runs_fds if cgroup is not None else []
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -409,26 +463,19 @@ class WarmWorker:
         try:
             _send(sock, message, [stdin_r, out_w, err_w, *cg_fds])
         except OSError as error:
-            for fd in (stdin_r, stdin_w, out_r, out_w, err_r, err_w, *cg_fds):
+            for fd in (stdin_r, stdin_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
             self.broken = f"cannot reach the warm worker: {error}"
             return error_result(self.broken, isolation=isolation)
-        finally:
-            for fd in cg_fds:
-                os.close(fd)
         for fd in (stdin_r, out_w, err_w):
             os.close(fd)
         watch = cgroup if cgroup is not None and "cpuacct" in cgroup.controllers else None
         seen = self._supervise(sock, request.stdin, stdin_w, out_r, err_r, started=started,
                                limits=limits, cgroup=cgroup, watch=watch)
         if not self.broken:
-            # The server kills what is left and empties its folders while we judge; the
-            # answer is read before the worker serves again (settle).
-            try:
-                _send(sock, {"op": "clean"})
-                self._cleaning = True
-            except OSError as failure:
-                self.broken = f"cannot reach the warm worker: {failure}"
+            # Unasked, the server empties its folders and forks the next sample's process
+            # while we judge; its answer is read before the worker serves again (settle).
+            self._cleaning = True
         status, setup_error = seen.pop("status"), str(seen.pop("error"))
         if status is None and not seen["timed_out"] and not seen["watch_reason"]:
             return error_result(f"the warm worker died during the sample ({self.broken})",
@@ -447,7 +494,8 @@ class WarmWorker:
         cpu_time = cgroup.cpu_time() if cgroup is not None else None
         controllers = cgroup.controllers if cgroup is not None else ()
         if cgroup is not None and "memory" in controllers:
-            memory_exceeded = cgroup.oom_killed() and not supervised.timed_out
+            memory_exceeded = (cgroup.oom_killed(since=self._oom_base)
+                               and not supervised.timed_out)
         else:
             memory_exceeded = any(w[0] == "RLIMIT_AS" for w in words) and allocation_failed(
                 supervised)
@@ -642,10 +690,17 @@ class Slot:
         return ""
 
     def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
-            project_dirs: Sequence[Path] = ()) -> tuple[ExecResult, str]:
-        """Run the request; returns the result and the executor that produced it."""
+            project_dirs: Sequence[Path] = (),
+            scripts: Sequence[str] = ()) -> tuple[ExecResult, str]:
+        """Run the request; returns the result and the executor that produced it.
+
+        ``scripts``: sources of trusted scripts (ours, never a sample's) that requests run;
+        the worker compiles them once and a child whose script file holds exactly one of them
+        runs that code instead of compiling it again.
+        """
         return self.pool._run(self, request, stdlib=tuple(stdlib),
-                              project_dirs=tuple(str(p) for p in project_dirs))
+                              project_dirs=tuple(str(p) for p in project_dirs),
+                              scripts=tuple(scripts))
 
 
 @dataclass(kw_only=True)
@@ -684,6 +739,8 @@ class WarmPool:
         root.mkdir(parents=True, exist_ok=True)
         memory = _memory_root()
         self._roots = (root,) if memory is None else (root, memory)
+        # Slots whose folders exist (made on a slot's first lease, kept until close).
+        self._made: set[int] = set()
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[Slot]:
@@ -696,27 +753,34 @@ class WarmPool:
                 index = self._state.slots
                 self._state.slots += 1
         dirs = tuple(root / f"slot-{index}" for root in self._roots)
-        for directory in dirs:
-            directory.mkdir(mode=0o700, exist_ok=True)
+        if index not in self._made:
+            for directory in dirs:
+                directory.mkdir(mode=0o700, exist_ok=True)
+            self._made.add(index)
         try:
             yield Slot(self, index, dirs)
         finally:
             # Whatever the sample left beside its scratch goes before the next lease.
             for directory in dirs:
-                for entry in list(directory.iterdir()):
-                    if entry.is_dir() and not entry.is_symlink():
-                        remove_tree(entry)
+                with os.scandir(directory) as entries:
+                    left = list(entries)
+                for entry in left:
+                    if entry.is_dir(follow_symlinks=False):
+                        remove_tree(Path(entry.path))
                     else:
-                        entry.unlink()
+                        os.unlink(entry.path)
             with self._lock:
                 self._state.free.append(index)
 
     def _run(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
-             project_dirs: tuple[str, ...]) -> tuple[ExecResult, str]:
+             project_dirs: tuple[str, ...], scripts: tuple[str, ...] = ()
+             ) -> tuple[ExecResult, str]:
         if slot.accepts(request):
             return self.sandbox.run(request), "fresh"
         call = python_call(request.argv)
-        in_slot = any(_inside(request.scratch, d) for d in slot.dirs)
+        # A scratch from slot.new_scratch sits right in a slot folder: no need to resolve paths.
+        in_slot = request.scratch.parent in slot.dirs or any(
+            _inside(request.scratch, d) for d in slot.dirs)
         key = WorkerKey(
             python=request.argv[0] if call is not None else _host_python(),
             flags=call.flags if call is not None else (),
@@ -726,6 +790,7 @@ class WarmPool:
             network=request.network,
             stdlib=stdlib,
             project_dirs=project_dirs,
+            scripts=scripts,
             extra_scratch="" if in_slot else str(request.scratch),
         )
         with self._lock:

@@ -21,15 +21,26 @@ server kills every process left in its namespace (``kill(-1, SIGKILL)`` from ini
 init), reaps them and empties /tmp, /run and /dev/shm, so the next sample starts clean.
 """
 
-# ruff: noqa: UP031, SIM105  (runs under Python 3.6+ in project interpreters)
+# ruff: noqa: UP031, UP036, SIM105, E402  (runs under Python 3.6+ in project interpreters)
+import sys
+
+# What the interpreter itself loaded before this file ran: any other module in a sample's
+# sys.modules (this file's imports included) counts as preloaded for the shadowing check.
+AT_START = frozenset(sys.modules)
+
 import array
+import atexit
+import fcntl
 import json
 import os
+import resource
+import select
 import shutil
 import signal
 import socket
 import stat
-import sys
+import time
+import types
 
 MAX_PACKET = 4 << 20
 # Filled by main(): the module search path a fresh interpreter of these flags starts with.
@@ -37,6 +48,8 @@ BASE_PATH = []  # type: list[str]
 STARTUP_ENV = {}  # type: dict[str, str]
 # Top-level names of the modules the preload added (stdlib ones included), with their files.
 PRELOADED = {}  # type: dict[str, str]
+# Our own scripts (the harness), compiled once: source bytes -> code object.
+COMPILED = {}  # type: dict[bytes, object]
 # In a sample's child: the sys.path entries already checked for shadowing (see path_changed).
 CHECKED = set()  # type: set[str]
 WIPED = ("/tmp", "/run", "/dev/shm")
@@ -247,7 +260,7 @@ def _third_party(project_dirs):
 
 
 def _preload(config):
-    before = set(sys.modules)
+    before = AT_START
     try:
         return _preload_modules(config)
     finally:
@@ -303,13 +316,39 @@ def _preload_modules(config):
 # --------------------------------------------------------------------------- the sample's child
 
 
+# Signals whose disposition in the server is not the default (filled by main() once the
+# server's own handlers are set): only these need resetting in each sample's process.
+NOT_DEFAULT = []  # type: list[int]
+
+
+def _not_default_signals():
+    """Every signal the server does not leave at SIG_DFL, asked of the kernel (a C extension
+    may have installed a handler Python's own table does not know of); all of them when the
+    kernel cannot be asked."""
+    numbers = [n for n in range(1, signal.NSIG) if n not in (signal.SIGKILL, signal.SIGSTOP)]
+    try:
+        import ctypes
+
+        sigaction = ctypes.CDLL(None, use_errno=True).sigaction
+        # struct sigaction starts with the handler in glibc and musl; the rest is room.
+        old = ctypes.create_string_buffer(1024)
+    except (OSError, AttributeError):
+        return numbers
+    found = []
+    for number in numbers:
+        if sigaction(number, None, old) != 0:
+            continue  # not a signal this libc lets anyone set (glibc's reserved ones)
+        handler = ctypes.c_void_p.from_buffer(old).value
+        if handler or signal.getsignal(number) not in (signal.SIG_DFL, None):
+            found.append(number)
+    return found
+
+
 def _reset_signals(python):
     signal.set_wakeup_fd(-1)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    for number in range(1, signal.NSIG):
-        if number in (signal.SIGKILL, signal.SIGSTOP):
-            continue
+    for number in NOT_DEFAULT:
         try:
             signal.signal(number, signal.SIG_DFL)
         except (OSError, ValueError, RuntimeError):
@@ -321,6 +360,15 @@ def _reset_signals(python):
 
 
 def _close_other_fds(keep):
+    if sys.version_info >= (3, 10):
+        # close_range(2) where the kernel has it: three calls instead of one per descriptor.
+        low = 3
+        for fd in sorted(keep):
+            if fd >= low:
+                os.closerange(low, fd)
+                low = fd + 1
+        os.closerange(low, max(os.sysconf("SC_OPEN_MAX"), low))
+        return
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         if fd > 2 and fd not in keep:
@@ -330,10 +378,18 @@ def _close_other_fds(keep):
                 pass
 
 
+def _prepare_spare(keep):
+    """What every sample's process needs whatever its request, done while the spare waits for
+    it (off the sample's clock): only the spare's channel and error pipe stay open, default
+    signal handlers and an empty mask (Python's own for SIGINT, SIGPIPE and SIGXFSZ, undone in
+    _child for other programs), dumpable again. No code of a sample has run in it yet."""
+    _close_other_fds(keep)
+    _reset_signals(True)
+    _prctl_dumpable(1)
+
+
 def _child(request, fds, error_fd):
     """Become the sample's process. Never returns."""
-    import resource
-
     stdio, cgroups = fds[:3], fds[3:]
     try:
         for fd in cgroups:
@@ -346,10 +402,13 @@ def _child(request, fds, error_fd):
     # (init is immune to its signals; what it starts is found through its cgroup and killed).
     for target, fd in enumerate(stdio):
         os.dup2(fd, target)
-    _close_other_fds({error_fd})
+    for fd in stdio:
+        if fd > 2:
+            os.close(fd)
     python = request["mode"] == "python"
-    _reset_signals(python)
-    _prctl_dumpable(1)
+    if not python:
+        for name in ("SIGINT", *PY_IGNORED):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         for name, soft, hard in request["rlimits"]:
             resource.setrlimit(getattr(resource, name), (soft, hard))
@@ -357,12 +416,12 @@ def _child(request, fds, error_fd):
     except OSError as exc:
         os.write(error_fd, ("setup: %s" % exc).encode())
         os._exit(126)
-    os.environ.clear()
-    # What the interpreter added to its environment at startup (PEP 538's LC_CTYPE) first.
-    os.environ.update(STARTUP_ENV if python else {})
-    os.environ.update(request["env"])
+    # What the interpreter added to its environment at startup (PEP 538's LC_CTYPE) first;
     # bubblewrap gives every command PWD, the directory it starts in.
-    os.environ["PWD"] = request["cwd"]
+    wanted = dict(STARTUP_ENV) if python else {}
+    wanted.update(request["env"])
+    wanted["PWD"] = request["cwd"]
+    _set_environ(wanted)
     if not python:
         argv = request["argv"]
         try:
@@ -374,10 +433,18 @@ def _child(request, fds, error_fd):
     os._exit(_run_python(request))
 
 
+def _set_environ(wanted):
+    """Make os.environ (and the C environment) exactly ``wanted``, touching only what differs:
+    most of it is the worker's own environment already."""
+    for key in [k for k in os.environ if k not in wanted]:
+        del os.environ[key]
+    for key, value in wanted.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
+
+
 def _fresh_state(request):
     """What a new interpreter would have: argv, path, __main__, random seeds, temp dir."""
-    import types
-
     script = request.get("script")
     sys.argv[:] = request["py_argv"]
     path = list(BASE_PATH)
@@ -486,7 +553,11 @@ def _run_python(request):
         else:
             source, filename = request["code"], "<string>"
         try:
-            code = compile(source, filename, "exec", dont_inherit=True)
+            known = COMPILED.get(source) if isinstance(source, bytes) else None
+            if known is not None and hasattr(known, "replace"):
+                code = _renamed(known, filename)
+            else:
+                code = compile(source, filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             kind, value = sys.exc_info()[:2]
             # A fresh interpreter reports a compile error with no traceback above it.
@@ -510,6 +581,13 @@ def _run_python(request):
     return _finish(status)
 
 
+def _renamed(code, filename):
+    """``code`` as if compiled from ``filename`` (tracebacks name the sample's own file)."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
 def _exit_status(exc):
     code = exc.code
     if code is None:
@@ -531,8 +609,6 @@ def _finish(status):
             threading._shutdown()
         except BaseException:
             pass
-    import atexit
-
     try:
         atexit._run_exitfuncs()
     except BaseException:
@@ -555,8 +631,6 @@ def _finish(status):
 
 def _reap_all():
     """Kill every process in the namespace but this one and reap them. False if some stay."""
-    import time
-
     try:
         os.kill(-1, signal.SIGKILL)
     except OSError:
@@ -664,8 +738,6 @@ SPARE = []  # type: list[tuple[int, socket.socket, int]]
 def _spawn_spare(sock):
     """Fork the next sample's process ahead of time: it waits for its request, so the fork is
     not on the sample's clock. Made only after the previous sample's processes are gone."""
-    import fcntl
-
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     error_r, error_w = os.pipe()
     # Exec failures are reported through a pipe that a successful exec closes.
@@ -678,6 +750,7 @@ def _spawn_spare(sock):
             ours.close()
             sock.close()
             os.close(error_r)
+            _prepare_spare({theirs.fileno(), error_w})
             request, fds = _receive(theirs)
             if request is not None:
                 theirs.close()
@@ -690,8 +763,6 @@ def _spawn_spare(sock):
 
 
 def _run(sock, request, fds, wakeup):
-    import select
-
     if not SPARE:
         _spawn_spare(sock)
     pid, channel, error_r = SPARE.pop()
@@ -730,6 +801,9 @@ def _run(sock, request, fds, wakeup):
                     os.kill(-1, signal.SIGKILL)
                 except OSError:
                     pass
+    # What the sample left (daemons included) dies before its end is reported: the host then
+    # drains pipes nobody holds any more, and the clean-up that follows finds nothing to kill.
+    _reap_all()
     error = b""
     while True:
         chunk = os.read(error_r, 4096)
@@ -755,6 +829,12 @@ def main():
     given = config.get("environ", {})
     STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
     loaded, skipped, threads = _preload(config)
+    for text in config.get("scripts", []):
+        source = text.encode("utf-8")
+        try:
+            COMPILED[source] = compile(source, "<script>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            pass  # compiled (and reported) by each child, as a fresh interpreter would
     if threads > 1:
         _send(sock, {"error": "a preloaded module left %d threads running; forking would lose "
                               "them" % threads, "skipped": skipped})
@@ -770,6 +850,7 @@ def main():
     os.set_blocking(wakeup_w, False)
     signal.signal(signal.SIGCHLD, lambda number, frame: None)
     signal.set_wakeup_fd(wakeup_w)
+    NOT_DEFAULT[:] = _not_default_signals()
     baseline = _baseline()
     _spawn_spare(sock)
     _send(sock, {"ready": True, "preloaded": loaded, "skipped": skipped,
@@ -781,14 +862,16 @@ def main():
         op = message.get("op")
         if op == "run":
             _run(sock, message, fds, wakeup_r)
-        elif op == "clean":
+            # No request for it: every sample is followed by its clean-up, whose answer the
+            # host reads before the next sample (while it judges this one, we clean and fork).
             problems = _clean(baseline)
             _send(sock, {"problems": problems})
             if not problems:
-                # After the answer: the host finishes this sample while we fork the next.
                 _spawn_spare(sock)
         elif op == "kill":
-            _reap_all()
+            # Between samples (a kill that crossed the end's report): what the sample started
+            # was killed and reaped before that report; the spare is ours, not the sample's.
+            pass
         else:
             for extra in fds:
                 os.close(extra)
