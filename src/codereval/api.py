@@ -190,7 +190,14 @@ def _load_tasks(
                 "nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME"
             )
         from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
+        from codereval.benchmarks.mini_coderujb import is_tasks_jsonl, load_tasks_jsonl
 
+        if is_tasks_jsonl(tasks_path):
+            # Our own format (`codereval tasks` output, a user's own CoderUJB-style bugs):
+            # each task says its benchmark; the run is named after the first.
+            tasks = load_tasks_jsonl(tasks_path)
+            name = tasks[0].benchmark if tasks else "tasks"
+            return name, tasks, str(tasks_path), None
         if is_coderujb_file(tasks_path):
             return "coderujb", load_coderujb(tasks_path), str(tasks_path), None
         return "codereval", load_records(tasks_path), str(tasks_path), None

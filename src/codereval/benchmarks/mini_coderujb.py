@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -25,3 +26,21 @@ def load_tasks_jsonl(path: Path) -> list[Task]:
             where = ".".join(str(p) for p in first["loc"])
             raise UserError(f"{path}:{number}: not a task ({where}: {first['msg']})") from None
     return tasks
+
+
+TASK_KEYS = ("task_id", "benchmark", "language", "name")
+
+
+def is_tasks_jsonl(path: Path) -> bool:
+    """Whether a file holds ``Task`` JSON Lines (what ``codereval tasks`` prints): its first
+    record carries Task's own required keys, which neither CoderEval records nor CoderUJB rows
+    have all of."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    first = json.loads(line)
+                    return isinstance(first, dict) and all(key in first for key in TASK_KEYS)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return False

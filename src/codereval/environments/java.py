@@ -14,6 +14,7 @@ needs no network; plain projects list source roots and jars in the manifest.
 
 from __future__ import annotations
 
+import codecs
 import fcntl
 import glob
 import hashlib
@@ -27,6 +28,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
@@ -75,6 +77,12 @@ class JavaEnvInfo:
     # Nothing compiled ahead (a folder of independent programs): a sample's file finds the
     # classes it names in the main roots' sources.
     compile_per_file: bool = False
+    # The encoding of the project's sources (pom.xml's project.build.sourceEncoding; UTF-8
+    # otherwise): what javac compiled them with and what a runner must read them with.
+    encoding: str = "UTF-8"
+
+    def read_source(self, path: Path) -> str:
+        return path.read_text(encoding=python_codec(self.encoding))
 
     def compile_options(self) -> list[str]:
         """javac options for a sample: as the project was compiled."""
@@ -95,6 +103,35 @@ class JavaEnvInfo:
             if candidate.is_file():
                 return candidate
         return None
+
+
+def python_codec(java_charset: str) -> str:
+    """Python's name for a Java charset name (``ISO-8859-1``, ``Cp1252``, ``UTF-8``)."""
+    try:
+        return codecs.lookup(java_charset).name
+    except LookupError:
+        raise BuildFailed(f"source encoding {java_charset!r} is not one Python knows") from None
+
+
+def pom_source_encoding(project: Path) -> str:
+    """``project.build.sourceEncoding`` from the project's pom.xml, or UTF-8.
+
+    Maven compiles with it (old Apache projects, Defects4J's among them, are ISO-8859-1), and
+    so must we: javac's UTF-8 rejects their Latin-1 comments, and a runner reading their files
+    as UTF-8 would fail on them."""
+    pom = project / "pom.xml"
+    if not pom.is_file():
+        return "UTF-8"
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except ElementTree.ParseError:
+        return "UTF-8"
+    for element in root.iter():
+        tag = element.tag.rsplit("}", 1)[-1]
+        if tag == "project.build.sourceEncoding" and (element.text or "").strip():
+            value = (element.text or "").strip()
+            return value if "${" not in value else "UTF-8"
+    return "UTF-8"
 
 
 def source_hash(root: Path) -> str:
@@ -205,6 +242,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             shutil.copytree(source, project, symlinks=True,
                             ignore=shutil.ignore_patterns(*SKIP_DIRS))
         maven = (project / "pom.xml").is_file()
+        encoding = pom_source_encoding(project)
+        python_codec(encoding)  # an unknown charset fails the build here, with its name
         classes, test_classes = staging / "classes", staging / "test-classes"
         if spec.maven_modules:
             if not maven:
@@ -230,6 +269,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
             processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
             release = ["--release", spec.java_release] if spec.java_release else []
+            release += ["-encoding", encoding]
             if spec.compile_per_file:
                 classes.mkdir()
                 test_classes.mkdir()
@@ -254,6 +294,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "java_release": spec.java_release,
             "maven_modules": list(spec.maven_modules),
             "compile_per_file": spec.compile_per_file,
+            "encoding": encoding,
             "build_seconds": round(time.monotonic() - started, 2),
         }
         (staging / "env.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -291,6 +332,7 @@ def load_env_info(path: Path) -> JavaEnvInfo:
         processors=bool(data.get("processors", False)),
         java_release=str(data.get("java_release", "") or ""),
         compile_per_file=bool(data.get("compile_per_file", False)),
+        encoding=str(data.get("encoding", "") or "UTF-8"),
     )
 
 
@@ -406,7 +448,8 @@ def _javac(
     argfile = out.parent / f"{out.name}.sources"
     argfile.write_text("\n".join(f'"{f}"' for f in files) + "\n", encoding="utf-8")
     argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
-            "-encoding", "UTF-8", "-g", "-nowarn", *(options or []), "-d", str(out)]
+            *([] if "-encoding" in (options or []) else ["-encoding", "UTF-8"]),
+            "-g", "-nowarn", *(options or []), "-d", str(out)]
     if not processors:
         argv.append("-proc:none")
     if classpath:

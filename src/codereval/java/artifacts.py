@@ -9,8 +9,10 @@ local repository is refused rather than run.
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,33 @@ class Artifact:
 # Bundles the JUnit Platform launcher with the Jupiter (JUnit 5) and Vintage (JUnit 4) engines.
 JUNIT_CONSOLE = Artifact(group="org.junit.platform", artifact="junit-platform-console-standalone",
                          version="1.10.2")
+
+# The JUnit Platform's vintage engine (in JUNIT_CONSOLE) runs JUnit 3 and 4 tests but refuses
+# junit:junit older than 4.12, which projects of Defects4J's era depend on (commons-lang 3.1:
+# 4.11). Their tests run against this one instead, first on the classpath: JUnit 4.13 runs 3.8
+# and 4.x tests unchanged, and needs hamcrest-core 1.3.
+JUNIT4 = Artifact(group="junit", artifact="junit", version="4.13.2",
+                  sha256="8e495b634469d64fb8acfa3495a065cbacc8a0fff55ce1e31007be4c16dc57d3")
+HAMCREST_CORE = Artifact(group="org.hamcrest", artifact="hamcrest-core", version="1.3",
+                         sha256="66fdef91e9739348df7a096aa384a5685f4e875584cce89386a7a47251c4d8e9")
+_OLD_JUNIT = re.compile(r"junit-(\d+)\.(\d+)(?:\.\d+)?\.jar")
+
+
+def needs_newer_junit(dependencies: Sequence[Path]) -> bool:
+    """Whether the project's own junit:junit is older than the vintage engine accepts."""
+    for jar in dependencies:
+        found = _OLD_JUNIT.fullmatch(jar.name)
+        if found and (int(found.group(1)), int(found.group(2))) < (4, 12):
+            return True
+    return False
+
+
+def junit_floor(dependencies: Sequence[Path]) -> list[Path]:
+    """What goes before a project's dependencies when its JUnit is too old (else nothing)."""
+    if not needs_newer_junit(dependencies):
+        return []
+    return [ensure_artifact(JUNIT4), ensure_artifact(HAMCREST_CORE)]
+
 
 _fetch_lock = threading.Lock()
 

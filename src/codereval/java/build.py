@@ -111,10 +111,16 @@ def main() -> int:
         return 2
     print(f"codereval: Java compiler service and harness ready in {tools.service.parent}")
     # The jars the runners start tests with, fetched now so that evaluating needs no network.
-    from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+    from codereval.java.artifacts import (
+        HAMCREST_CORE,
+        JUNIT4,
+        JUNIT_CONSOLE,
+        ArtifactUnavailable,
+        ensure_artifact,
+    )
     from codereval.java.jacoco import JACOCO_AGENT, JACOCO_CLI
 
-    for artifact in (JUNIT_CONSOLE, JACOCO_AGENT, JACOCO_CLI):
+    for artifact in (JUNIT_CONSOLE, JUNIT4, HAMCREST_CORE, JACOCO_AGENT, JACOCO_CLI):
         try:
             path = ensure_artifact(artifact)
         except ArtifactUnavailable as exc:

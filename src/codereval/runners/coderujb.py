@@ -63,6 +63,7 @@ from codereval.runners.java import (
     TAIL,
     JavaProjectRunner,
     exception_line,
+    newer_junit,
 )
 from codereval.runners.ujb_verdicts import (
     TestRun,
@@ -155,7 +156,7 @@ class CoderUjbRunner(Runner):
                 return env
             if spec.kind in (UjbKind.FCG, UjbKind.APR):
                 _check_span(spec, task, _source_file(env.info, spec.location, task=task),
-                            version=f"{spec.bug_id}{version}")
+                            version=f"{spec.bug_id}{version}", info=env.info)
                 baseline = self._baseline(env, ctx)
                 if isinstance(baseline, str):
                     return baseline
@@ -164,6 +165,7 @@ class CoderUjbRunner(Runner):
                 if spec.location == spec.test_file and spec.start > 0:
                     own = version == "b" and spec.start_buggy is not None
                     _check_span(spec, task, test_file, version=f"{spec.bug_id}{version}",
+                                info=env.info,
                                 lines=(spec.start_buggy or 0, spec.end_buggy or 0) if own
                                 else None)
                 if not spec.test_class:
@@ -316,7 +318,7 @@ class CoderUjbRunner(Runner):
         """FCG / APR: the method replaced, the named tests, then the whole suite."""
         info = env.info
         target = _source_file(info, spec.location, task=task)
-        text = replace_lines(target.read_text(encoding="utf-8"), code, start=spec.start,
+        text = replace_lines(info.read_source(target), code, start=spec.start,
                              end=spec.end, where=spec.location)
         syntax_ok = parses(text)
         classes = work / "classes"
@@ -357,13 +359,13 @@ class CoderUjbRunner(Runner):
         version, and (ITG) on the buggy one."""
         fixed = envs["f"]
         target = _source_file(fixed.info, spec.test_file, task=task)
-        text = spliced_test(spec, code, target.read_text(encoding="utf-8"), version="f")
+        text = spliced_test(spec, code, fixed.info.read_source(target), version="f")
         syntax_ok = parses(text)
         texts = {"f": text}
         if "b" in envs and spec.start_buggy is not None:
             # The buggy version's own test file, at its own lines (the published ITG rows).
             buggy_file = _source_file(envs["b"].info, spec.test_file, task=task)
-            texts["b"] = spliced_test(spec, code, buggy_file.read_text(encoding="utf-8"),
+            texts["b"] = spliced_test(spec, code, envs["b"].info.read_source(buggy_file),
                                        version="b")
         names = annotated_tests(code)
         relative = _root_relative(fixed.info, target)
@@ -470,7 +472,8 @@ class CoderUjbRunner(Runner):
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=ctx.work_root))
         try:
             prefix = [classes] if classes is not None else []
-            classpath = [*prefix, info.test_classes, info.classes, *info.dependencies,
+            classpath = [*prefix, info.test_classes, info.classes,
+                         *newer_junit(info.dependencies), *info.dependencies,
                          self._java.harness().harness, junit]
             memory = limits.memory_mb
             heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
@@ -605,12 +608,12 @@ def spliced_test(spec: UjbSpec, code: str, original: str, *, version: str) -> st
                         where=spec.test_file)
 
 
-def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str,
+def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str, info: JavaEnvInfo,
                 lines: tuple[int, int] | None = None) -> None:
     """The task's lines must lie inside its file in that version: else the task is wrong."""
     start, end = lines or (spec.start, spec.end)
     try:
-        replace_lines(target.read_text(encoding="utf-8"), "", start=start, end=end,
+        replace_lines(info.read_source(target), "", start=start, end=end,
                       where=f"{spec.location} of {spec.project} {version}")
     except SpliceError as exc:
         raise UserError(f"task {task.task_id}: {exc}",

@@ -27,7 +27,12 @@ from pathlib import Path
 from codereval.environments.base import ProjectSpec, load_manifest
 from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, load_env_info
 from codereval.errors import UserError
-from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+from codereval.java.artifacts import (
+    JUNIT_CONSOLE,
+    ArtifactUnavailable,
+    ensure_artifact,
+    junit_floor,
+)
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
 from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.java.inject import (
@@ -212,7 +217,7 @@ class JavaProjectRunner(Runner):
             return outcome(Verdict.INFRA_ERROR, Stage.INJECT,
                            f"{location.file_path} is not in any source root of {task.project}")
         try:
-            injected = inject_method(target.read_text(encoding="utf-8"), sample.code,
+            injected = inject_method(info.read_source(target), sample.code,
                                      lineno=location.lineno, end_lineno=location.end_lineno,
                                      compat=ctx.compat)
             test = self._test_source(task, info, ctx)
@@ -270,7 +275,10 @@ class JavaProjectRunner(Runner):
     ) -> ExecRequest:
         scratch = work / "scratch"
         scratch.mkdir()
-        classpath = [classes, info.test_classes, info.classes, *info.dependencies,
+        floor: list[Path] = []
+        if test.kind in JUNIT_KINDS:
+            floor = newer_junit(info.dependencies)
+        classpath = [classes, info.test_classes, info.classes, *floor, *info.dependencies,
                      self._harness().harness]
         if test.kind in JUNIT_KINDS:
             junit = self._junit_launcher()
@@ -310,7 +318,7 @@ class JavaProjectRunner(Runner):
             path = info.project_root / spec.path
             if not path.is_file() and ctx.tests_dir is not None:
                 path = ctx.tests_dir / spec.path
-            text = path.read_text(encoding="utf-8")
+            text = info.read_source(path)
         else:
             found = _official_test(task, info, ctx)
             if found is None:
@@ -323,6 +331,15 @@ class JavaProjectRunner(Runner):
         prefix = package.replace(".", "/") + "/" if package else ""
         return TestSource(class_name=f"{package}.{name}" if package else name,
                           relative=f"{prefix}{name}.java", text=text, kind=kind)
+
+
+def newer_junit(dependencies: Sequence[Path]) -> list[Path]:
+    """JUnit 4.13 ahead of a project's junit:junit older than 4.12 (which the launcher's vintage
+    engine refuses); nothing when it cannot be had, and the run says why."""
+    try:
+        return junit_floor(dependencies)
+    except ArtifactUnavailable:
+        return []
 
 
 def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str | None:
@@ -339,7 +356,7 @@ def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str | None
         candidates += [ctx.tests_dir / relative, ctx.tests_dir / slug / relative]
     for candidate in candidates:
         if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
+            return info.read_source(candidate)
     return None
 
 
