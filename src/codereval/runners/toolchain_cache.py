@@ -56,7 +56,9 @@ def intact(directory: Path) -> bool:
 def set_aside(directory: Path) -> None:
     """Move a broken cache out of the way (atomically, so a concurrent builder can publish a new
     one under the same name), then delete it."""
-    if not directory.exists():
+    # Checked again: another process may have replaced the broken cache with a good one since
+    # this one looked (the window left is the rename itself).
+    if not directory.exists() or intact(directory):
         return
     aside = directory.with_name(f"{directory.name}.broken-{os.getpid()}-{secrets.token_hex(3)}")
     try:
