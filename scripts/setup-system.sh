@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages codereval's sandbox and runners use, and the headless browser the
-# HTML report's test renders it in (chromium). Idempotent: skips what is there.
+# HTML report's test renders it in (chromium), and mold, the linker HumanEval-X's C++ samples
+# use when it is there (GNU ld otherwise). Idempotent: skips what is there.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 [ -f /usr/include/boost/any.hpp ] || need+=(libboost-dev)
 [ -f /usr/include/openssl/md5.h ] || need+=(libssl-dev)
+command -v mold >/dev/null 2>&1 || need+=(mold)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "setup: installing Debian packages: ${need[*]}"

@@ -20,6 +20,9 @@ def test_the_installed_wheel_runs_the_demo_and_the_api_example(
         "TMPDIR": str(tmp_path),
     }
     env.pop("CODEREVAL_HOME", None)
+    # A checkout's sources on PYTHONPATH (as when a worktree borrows another's venv) would be
+    # imported instead of the wheel the test installed.
+    env.pop("PYTHONPATH", None)
     done = subprocess.run(
         ["bash", str(REPO / "scripts" / "wheel-smoke.sh")],
         cwd=tmp_path,

@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,8 +103,9 @@ class ProgramRunner(Runner):
 
     name = "program"
 
-    def __init__(self) -> None:
-        self._toolchains: dict[str, Toolchain] = {}
+    def __init__(self, *, toolchains: Mapping[str, Toolchain] | None = None) -> None:
+        # ``toolchains`` replaces the default of a language (a variant, in benchmarks and tests).
+        self._toolchains: dict[str, Toolchain] = dict(toolchains or {})
         self._lock = threading.Lock()
         self._javac: JavaCompiler | None = None
 

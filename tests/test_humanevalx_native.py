@@ -1,0 +1,351 @@
+"""The C++, Go and Rust toolchains' caches and fast paths, in the real sandbox.
+
+Each speed-up (a precompiled header, mold, Go packages compiled once without DWARF, Rust's std
+linked dynamically) is built once per toolchain, reused, rebuilt when damaged, and keyed by the
+compiler's version; where it is unusable the plain path runs, and both give the same verdict for
+every sample. No sample can write to a cache another sample reads.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from test_humanevalx_acceptance import broken_body
+
+from codereval.benchmarks.humanevalx import load_humanevalx
+from codereval.engine import default_env_root
+from codereval.model import Outcome, Sample, Task, Verdict
+from codereval.runners import program_toolchains, toolchain_cache
+from codereval.runners.base import RunContext
+from codereval.runners.program import CACHE_DIR, ProgramRunner
+from codereval.runners.program_source import build_program
+from codereval.runners.program_toolchains import (
+    CPP_HEADER,
+    CppToolchain,
+    GoToolchain,
+    RustToolchain,
+    Toolchain,
+)
+from codereval.sandbox import Limits, get_sandbox
+
+pytestmark = pytest.mark.slow
+
+P, F = Verdict.PASSED, Verdict.FAILED
+HOME_CACHES = default_env_root() / CACHE_DIR
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _home_caches_ready() -> Iterator[None]:
+    # Built once before the tests copy them (the first build fetches from the registries).
+    for toolchain in (CppToolchain(), GoToolchain(), GoToolchain(lean_packages=False),
+                      RustToolchain(), RustToolchain(dynamic_std=False)):
+        toolchain.ensure(HOME_CACHES)
+    yield
+
+
+@pytest.fixture(scope="module")
+def hx(shared_data: Path) -> Path:
+    return shared_data / "humanevalx"
+
+
+def tasks_of(hx: Path, language: str) -> list[Task]:
+    return load_humanevalx(language, data_dir=hx)
+
+
+def run_samples(toolchain: Toolchain, env_root: Path, pairs: list[tuple[Task, str]],
+                work_root: Path) -> list[Outcome]:
+    runner = ProgramRunner(toolchains={toolchain.language: toolchain})
+    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=30.0),
+                     work_root=work_root, env_root=env_root)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            return list(pool.map(
+                lambda pair: runner.run(pair[0], Sample(task_id=pair[0].task_id, code=pair[1]),
+                                        ctx), pairs))
+    finally:
+        runner.close()
+
+
+def rust_broken(task: Task) -> str:
+    # A body that compiles for any return type and panics outside the tests: a runtime error.
+    return '    unimplemented!("broken")\n}\n'
+
+
+def slice_of(hx: Path, language: str) -> list[tuple[Task, str]]:
+    """Every 16th task, each with its reference and a broken body; plus a compile error.
+    Rust/32's tests are all commented out (docs/humanevalx.md): nothing there can pass."""
+    tasks = [t for t in tasks_of(hx, language)[::16] if t.task_id != "Rust/32"]
+    broken = rust_broken if language == "rust" else broken_body
+    pairs = [(t, t.reference) for t in tasks] + [(t, broken(t)) for t in tasks]
+    return [*pairs, (tasks[0], "this is not code {\n")]
+
+
+def home_copy(language: str, toolchain: Toolchain, root: Path) -> Path:
+    """The home caches of ``language`` copied under ``root`` (sealed caches are relocatable), so
+    a test may damage them; what a copy cannot hold (Go's module cache) is linked read-only use."""
+    toolchain.ensure(HOME_CACHES)
+    caches = root / CACHE_DIR
+    caches.mkdir(parents=True)
+    if isinstance(toolchain, GoToolchain):
+        copy = caches / toolchain.root.name
+        copy.mkdir()
+        for name in ("mod", "template", "build", "gopath"):
+            (copy / name).symlink_to(toolchain.root / name)
+        shutil.copytree(toolchain.packages, copy / toolchain.packages.name)
+    elif isinstance(toolchain, RustToolchain):
+        shutil.copytree(toolchain.cache, caches / toolchain.cache.name)
+    else:
+        raise AssertionError(language)
+    return root
+
+
+# -- built once, reused, keyed by the compiler --------------------------------------------------
+
+
+def test_the_precompiled_header_is_built_once_and_reused(tmp_path: Path) -> None:
+    first = CppToolchain()
+    first.ensure(tmp_path)
+    gch = first.cache / f"{CPP_HEADER}.gch"
+    before = gch.stat()
+    second = CppToolchain()
+    second.ensure(tmp_path)
+    assert second.cache == first.cache and "pch" in second.fingerprint.split("; ")[1]
+    assert (gch.stat().st_ino, gch.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert len(list(tmp_path.glob("cpp-pch-*"))) == 1
+
+
+def test_a_new_compiler_gets_its_own_precompiled_header(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    real = CppToolchain()
+    real.ensure(tmp_path)
+    # The same g++ reporting another version, as after an upgrade.
+    fake = tmp_path / "bin" / "g++"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\nif [ "$1" = --version ]; then echo "g++ (Upgraded) 99.1"; '
+                    f'exit 0; fi\nexec {real.gxx} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    upgraded = CppToolchain()
+    upgraded.ensure(tmp_path)
+    assert upgraded.cache != real.cache
+    assert toolchain_cache.intact(upgraded.cache) and toolchain_cache.intact(real.cache)
+    assert "(Upgraded) 99.1" in upgraded.fingerprint and upgraded.fingerprint != real.fingerprint
+
+
+@pytest.mark.parametrize("language", ["go", "rust"])
+def test_go_packages_and_rust_crates_are_reused_as_sealed(language: str, tmp_path: Path) -> None:
+    toolchain: Toolchain = GoToolchain() if language == "go" else RustToolchain()
+    root = home_copy(language, toolchain, tmp_path)
+    again: Toolchain = GoToolchain() if language == "go" else RustToolchain()
+    pattern = "go-*/packages-*/" if language == "go" else "rust-*/"
+    sealed = list((root / CACHE_DIR).glob(pattern + toolchain_cache.SEAL))
+    stamps = [p.stat().st_mtime_ns for p in sealed]
+    again.ensure(root / CACHE_DIR)
+    assert len(sealed) == 1 and [p.stat().st_mtime_ns for p in sealed] == stamps
+    assert again.fingerprint == toolchain.fingerprint
+
+
+# -- damaged caches are rebuilt; unusable fast paths fall back with the same verdicts -----------
+
+
+def test_a_damaged_precompiled_header_is_rebuilt(hx: Path, tmp_path: Path) -> None:
+    caches = tmp_path / CACHE_DIR
+    CppToolchain().ensure(caches)
+    gch = next(caches.glob(f"cpp-pch-*/{CPP_HEADER}.gch"))
+    # Bytes flipped inside: g++ would take it and fail (an internal compiler error, seen).
+    with gch.open("r+b") as handle:
+        handle.seek(2_000_000)
+        handle.write(os.urandom(4096))
+    toolchain = CppToolchain()
+    toolchain.ensure(caches)
+    assert toolchain_cache.intact(toolchain.cache) and "; pch " in toolchain.fingerprint
+    pairs = slice_of(hx, "cpp")[:4]
+    verdicts = [o.verdict for o in run_samples(toolchain, tmp_path, pairs, tmp_path / "work")]
+    assert verdicts == [P, P, P, P]
+
+
+def test_a_header_that_cannot_be_precompiled_falls_back_to_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(CppToolchain, "_pch_usable", lambda self: False)
+    toolchain = CppToolchain()
+    toolchain.ensure(tmp_path)
+    assert "no pch" in toolchain.fingerprint
+    assert (toolchain.cache / CPP_HEADER).is_file()
+    assert not (toolchain.cache / f"{CPP_HEADER}.gch").exists()
+
+
+def test_without_mold_the_default_linker_is_used(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    which = shutil.which
+    monkeypatch.setattr(program_toolchains.shutil, "which",
+                        lambda name, *a, **k: None if name == "mold" else which(name, *a, **k))
+    toolchain = CppToolchain()
+    toolchain.ensure(tmp_path)
+    assert toolchain.linker == () and toolchain.fingerprint.endswith("default linker")
+    request = toolchain.compile_request(tmp_path, "program.cpp", Limits())
+    assert "-fuse-ld=mold" not in request.argv
+
+
+@pytest.mark.skipif(shutil.which("mold") is None, reason="mold is not installed")
+def test_mold_is_used_where_installed(tmp_path: Path) -> None:
+    toolchain = CppToolchain()
+    toolchain.ensure(tmp_path)
+    assert "-fuse-ld=mold" in toolchain.compile_request(tmp_path, "p.cpp", Limits()).argv
+
+
+def test_damaged_go_packages_are_rebuilt(hx: Path, tmp_path: Path) -> None:
+    root = home_copy("go", GoToolchain(), tmp_path)
+    archive = next((root / CACHE_DIR).glob("go-*/packages-*/a/*.a"))
+    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    toolchain = GoToolchain()
+    toolchain.ensure(root / CACHE_DIR)
+    assert toolchain.direct and toolchain_cache.intact(toolchain.packages)
+    pairs = slice_of(hx, "go")[:3]
+    assert [o.verdict for o in run_samples(toolchain, root, pairs, tmp_path / "w")] == [P] * 3
+
+
+def test_damaged_rust_crates_are_set_aside_and_built_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pristine = RustToolchain()
+    root = home_copy("rust", pristine, tmp_path)
+    rlib = next((root / CACHE_DIR).glob("rust-*/deps/librand-*.rlib"))
+    rlib.write_bytes(b"not an rlib")
+    rebuilt: list[Path] = []
+
+    def build(self: RustToolchain, version: str) -> None:
+        # Stands for cargo (minutes): what it would produce is the pristine cache.
+        rebuilt.append(self.cache)
+        assert not self.cache.exists(), "the damaged cache must be out of the way"
+        shutil.copytree(pristine.cache, self.cache)
+
+    monkeypatch.setattr(RustToolchain, "_build", build)
+    toolchain = RustToolchain()
+    toolchain.ensure(root / CACHE_DIR)
+    assert rebuilt == [toolchain.cache] and toolchain_cache.intact(toolchain.cache)
+
+
+@pytest.mark.parametrize(("language", "fast", "plain"), [
+    ("cpp", CppToolchain, lambda: CppToolchain(precompiled=False, fast_linker=False)),
+    ("go", GoToolchain, lambda: GoToolchain(lean_packages=False)),
+    ("rust", RustToolchain, lambda: RustToolchain(dynamic_std=False)),
+], ids=["cpp", "go", "rust"])
+def test_fast_and_plain_paths_give_the_same_verdicts(
+        language: str, fast: Callable[[], Toolchain], plain: Callable[[], Toolchain], hx: Path,
+        tmp_path: Path) -> None:
+    pairs = slice_of(hx, language)
+    env_root = default_env_root()
+    got_fast = run_samples(fast(), env_root, pairs, tmp_path / "fast")
+    got_plain = run_samples(plain(), env_root, pairs, tmp_path / "plain")
+    assert [o.verdict for o in got_fast] == [o.verdict for o in got_plain]
+    # The slice is not trivially uniform: references pass, broken bodies do not, nor the junk.
+    n = len(pairs) // 2
+    assert [o.verdict for o in got_fast[:n]] == [P] * n
+    assert all(o.verdict is not P for o in got_fast[n:])
+    assert got_fast[-1].verdict is Verdict.COMPILE_ERROR
+
+
+def test_go_test_c_fallback_gives_the_same_verdicts_with_a_private_cache(
+        hx: Path, tmp_path: Path) -> None:
+    fallback = GoToolchain(direct=False)
+    fallback.ensure(HOME_CACHES)
+    assert "go test -c" in fallback.fingerprint
+    task = tasks_of(hx, "go")[0]
+    workdir = tmp_path / "sample"
+    workdir.mkdir()
+    request = fallback.compile_request(workdir, "main_test.go", Limits())
+    assert request.env["GOCACHE"].startswith(str(workdir))
+    assert all(not mount.writable for mount in request.mounts)
+    pairs = [(task, task.reference), (task, broken_body(task))]
+    got = run_samples(fallback, default_env_root(), pairs, tmp_path / "work")
+    assert [o.verdict for o in got] == [P, F]
+
+
+# -- nothing a sample writes reaches the next -------------------------------------------------
+
+
+VARIANTS: dict[str, Callable[[], Toolchain]] = {
+    "cpp": CppToolchain, "cpp-plain": lambda: CppToolchain(precompiled=False, fast_linker=False),
+    "go": GoToolchain, "go-dwarf": lambda: GoToolchain(lean_packages=False),
+    "rust": RustToolchain, "rust-static": lambda: RustToolchain(dynamic_std=False),
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_no_request_mounts_anything_writable(variant: str, hx: Path, tmp_path: Path) -> None:
+    toolchain = VARIANTS[variant]()
+    toolchain.ensure(HOME_CACHES)
+    task = tasks_of(hx, toolchain.language)[0]
+    program = build_program(task, task.reference, marker="M")
+    requests = [toolchain.compile_request(tmp_path, program.main, Limits()),
+                toolchain.run_request(tmp_path, program.main, Limits())]
+    assert all(not m.writable for r in requests if r is not None for m in r.mounts)
+    assert all(r.scratch == tmp_path for r in requests if r is not None)
+
+
+POISON = {
+    # Each tries to overwrite every cache file it is given, then answers correctly; it prints
+    # WROTE for a write that succeeded and REFUSED for one that did not.
+    "cpp": ('    for (const char* path : {{{paths}}}) {{\n'
+            '        FILE* f = fopen(path, "r+b");\n'
+            '        bool wrote = f && fputs("poison", f) >= 0 && fflush(f) == 0;\n'
+            '        printf(wrote ? "WROTE\\n" : "REFUSED\\n");\n'
+            '        if (f) fclose(f);\n    }}\n'),
+    "go": ('    for _, path := range []string{{{paths}}} {{\n'
+           '        f, err := os.OpenFile(path, os.O_WRONLY, 0)\n'
+           '        if err == nil {{\n'
+           '            _, err = f.WriteString("poison")\n            f.Close()\n        }}\n'
+           '        if err == nil {{\n            fmt.Println("WROTE")\n        }} else {{\n'
+           '            fmt.Println("REFUSED")\n        }}\n    }}\n'),
+    "rust": ('    for path in [{paths}] {{\n'
+             '        use std::io::Write;\n'
+             '        let wrote = std::fs::OpenOptions::new().write(true).open(path)\n'
+             '            .and_then(|mut f| f.write_all(b"poison")).is_ok();\n'
+             '        println!("{{}}", if wrote {{ "WROTE" }} else {{ "REFUSED" }});\n'
+             '    }}\n'),
+}
+
+
+def poisoned(task: Task, paths: list[Path]) -> str:
+    """The reference (which starts inside the function's body) preceded by an attempt to
+    overwrite ``paths``."""
+    quoted = ", ".join(f'"{p}"' for p in paths)
+    return POISON[task.language.value].format(paths=quoted) + task.reference
+
+
+@pytest.mark.parametrize("language", ["cpp", "go", "rust"])
+def test_a_sample_cannot_poison_what_the_next_sample_compiles_with(
+        language: str, hx: Path, tmp_path: Path) -> None:
+    sandbox = get_sandbox("auto")
+    if not sandbox.isolation.startswith("bwrap"):
+        pytest.skip("only bubblewrap makes the host read-only for samples")
+    if language == "cpp":
+        toolchain: Toolchain = CppToolchain()
+        toolchain.ensure(tmp_path / CACHE_DIR)
+        root = tmp_path
+        caches = [toolchain.cache]
+    else:
+        toolchain = GoToolchain() if language == "go" else RustToolchain()
+        root = home_copy(language, toolchain, tmp_path)
+        toolchain = GoToolchain() if language == "go" else RustToolchain()
+        toolchain.ensure(root / CACHE_DIR)
+        caches = [toolchain.packages if isinstance(toolchain, GoToolchain) else toolchain.cache]
+    targets = sorted(p for c in caches for p in c.rglob("*") if p.is_file())[:12]
+    task = tasks_of(hx, language)[1]
+    attack = poisoned(task, targets)
+    got = run_samples(toolchain, root, [(task, attack)], tmp_path / "work")[0]
+    assert got.verdict is P, got.detail
+    # Once per call of the function by the test, for every target.
+    refused = got.stdout_tail.split().count("REFUSED")
+    assert refused and refused % len(targets) == 0, got.stdout_tail
+    assert "WROTE" not in got.stdout_tail
+    assert all(toolchain_cache.intact(c) for c in caches)
+    after = run_samples(toolchain, root, [(t, t.reference) for t in tasks_of(hx, language)[:4]],
+                        tmp_path / "after")
+    assert [o.verdict for o in after] == [P] * 4
+
+
