@@ -24,8 +24,19 @@ class Frozen(BaseModel):
     _omit_when_none: ClassVar[frozenset[str]] = frozenset()
 
     def to_json(self) -> str:
-        unset = {name for name in self._omit_when_none if getattr(self, name) is None}
-        return self.model_dump_json(by_alias=True, exclude=unset or None)
+        return self.model_dump_json(by_alias=True, exclude=self._unset() or None)
+
+    def _unset(self) -> dict[str, Any]:
+        """What to_json leaves out: unset late fields, here and in the values this one holds."""
+        unset: dict[str, Any] = {name: True for name in self._omit_when_none
+                                 if getattr(self, name) is None}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, Frozen):
+                inner = value._unset()
+                if inner:
+                    unset[name] = inner
+        return unset
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
@@ -317,6 +328,11 @@ class Provenance(Frozen):
     # "warm" (forked from a sandboxed worker, codereval.sandbox.warm), "ray" (a fresh process on
     # a Ray cluster's node). Empty in outcomes recorded before executors existed, and imports.
     executor: str = ""
+    # How a Java test JVM started: "cds <archive>" (with the environment's class-data sharing
+    # archive, codereval.java.cds) or "no cds: <why>". None where no JVM ran a test.
+    jvm: str | None = None
+
+    _omit_when_none = frozenset({"jvm"})
 
 
 class Outcome(Frozen):
