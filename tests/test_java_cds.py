@@ -30,6 +30,9 @@ pytestmark = [pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK
 
 MINI = builtin_dir("mini_java")
 LIMITS = Limits(wall_time=20.0, memory_mb=512)
+# The test JVM's flags before they were chosen by measurement (the serial collector).
+FLAGS_BEFORE = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 
 
 class Recording(Sandbox):
@@ -97,15 +100,20 @@ def _verdicts(outcomes: list[Outcome]) -> list[tuple[object, ...]]:
 
 def _archives(env_root: Path) -> dict[str, tuple[int, int]]:
     """Each archive's name -> (inode, modification time): a rebuilt archive changes both."""
-    found = sorted((env_root / "envs").glob("*/cds/*.jsa"))
+    found = sorted((env_root / "envs").glob("*.cds/*.jsa"))
     return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in found}
 
 
 @pytest.mark.slow
-def test_verdicts_are_the_same_with_and_without_the_archive(
+def test_verdicts_are_the_same_as_before_the_archive_and_the_new_flags(
     tasks: dict[str, Task], samples: list[Sample], env_root: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    plain = _evaluate(tasks, samples, _ctx(env_root, tmp_path / "a"), class_sharing=False)
+    """Every mini-java sample, hostile ones included: the JVM as it started before (serial
+    collector, no archive) and as it starts now give the same verdict, stage, exit and detail."""
+    with monkeypatch.context() as before:
+        before.setattr("codereval.runners.java.JVM_FLAGS", FLAGS_BEFORE)
+        plain = _evaluate(tasks, samples, _ctx(env_root, tmp_path / "a"), class_sharing=False)
     shared = _evaluate(tasks, samples, _ctx(env_root, tmp_path / "b"), class_sharing=True)
     assert len(shared) == len(samples) > 30
     assert _verdicts(shared) == _verdicts(plain)
@@ -148,7 +156,7 @@ def test_a_damaged_archive_is_rebuilt_and_verdicts_do_not_change(
     chosen = [s for s in samples if s.model in ("reference", "trivial")
               and tasks[s.task_id].name in ("gcd", "countWords", "joinSorted")]
     before = _evaluate(tasks, chosen, _ctx(env_root, tmp_path / "a"), class_sharing=True)
-    for archive in (env_root / "envs").glob("*/cds/*.jsa"):
+    for archive in (env_root / "envs").glob("*.cds/*.jsa"):
         archive.chmod(0o644)
         with archive.open("r+b") as handle:
             handle.seek(0)
@@ -211,7 +219,8 @@ def test_the_test_jvm_gets_the_flags_and_the_archive_first_on_its_classpath(
     assert all(flag in argv for flag in JVM_FLAGS)
     archive_flag = next(a for a in argv if a.startswith("-XX:SharedArchiveFile="))
     archive = Path(archive_flag.partition("=")[2])
-    assert archive.parent.parent.parent == env_root / "envs" and archive.name.startswith("junit-")
+    assert archive.parent.parent == env_root / "envs" and archive.name.startswith("junit-")
+    env = archive.parent.with_suffix("")  # <env>.cds holds <env>'s archives
     assert outcome.provenance.jvm == f"cds {archive.name}"
     assert "-Xshare:auto" in argv
     classpath = [Path(p) for p in argv[argv.index("-cp") + 1].split(os.pathsep)]
@@ -220,7 +229,7 @@ def test_the_test_jvm_gets_the_flags_and_the_archive_first_on_its_classpath(
     # sample's classes before the project's.
     assert classpath == [*jars, *folders]
     assert folders[0].name == "classes" and folders[0].is_relative_to(tmp_path)
-    assert folders.index(folders[0]) < folders.index(archive.parent.parent / "classes")
+    assert folders.index(folders[0]) < folders.index(env / "classes")
     assert ensure_built().harness_jar in jars
 
 
@@ -246,7 +255,7 @@ def test_a_folder_holding_a_name_a_jar_holds_keeps_the_order_and_no_archive(
     assert plan.archive is None
     assert plan.classpath == (sample, env / "res", jar)
     assert plan.jvm == "no cds: a folder and a jar of the environment both hold conf/app.properties"
-    assert not (env / "cds").exists()  # nothing was built
+    assert not cds.archive_folder(env).exists()  # nothing was built
 
 
 @pytest.mark.slow
@@ -284,7 +293,8 @@ def test_a_changed_jar_gets_a_new_archive(tmp_path: Path) -> None:
         env_root=env, mode="main", classpath=[jar, harness])
     assert not isinstance(second, str), second
     assert second.path != first.path
-    assert [p.name for p in (env / "cds").glob("*.jsa")] == [second.path.name]  # stale removed
+    # The stale one is removed.
+    assert [p.name for p in cds.archive_folder(env).glob("*.jsa")] == [second.path.name]
 
 
 @pytest.mark.slow
@@ -300,7 +310,7 @@ def test_an_archive_no_jvm_can_build_is_reported_and_not_used(tmp_path: Path) ->
     assert plan.archive is None and plan.flags() == ()
     assert plan.why_not.startswith("archive unusable: the training run failed (exit 1)")
     assert "NoSuchOptionAnywhere" in plan.why_not
-    assert list((env / "cds").glob("*.jsa")) == []
+    assert list(cds.archive_folder(env).glob("*.jsa")) == []
 
 
 def test_the_archive_key_follows_the_jdk_flags_and_jars(tmp_path: Path) -> None:

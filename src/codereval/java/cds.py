@@ -16,9 +16,10 @@ What the JVM demands, and what follows from it:
   jar also holds; ``ClassPathPlan`` checks that (once per environment for its folders, per sample
   for the sample's classes) and keeps the original order, without the archive, where it fails.
 * the archive is keyed by everything that makes a JVM refuse it (the JDK, the flags, each jar's
-  path, size and modification time) and by what the training run loads, and stored in the
-  environment's own folder (``<env>/cds/<mode>-<key>.jsa``), which samples see read-only: a
-  changed classpath or JDK gets a new archive, a second run reuses the first one's.
+  path, size and modification time) and by what the training run loads, and stored beside the
+  environment, named for it (``<env>.cds/<mode>-<key>.jsa``: the environment's own folder stays
+  as it was built), and mounted read-only for samples: a changed classpath or JDK gets a new
+  archive, a second run reuses the first one's.
 * the training run (``codereval.harness.Train``) runs in the sandbox, as samples do. It loads,
   without initialising, the classes of every jar up to ``MAX_TRAINING_CLASSES``, and in JUnit
   mode runs our own training tests through the harness's JUnit path. Then a second JVM must start
@@ -151,6 +152,11 @@ def archive_key(*, jars: Sequence[Path], flags: Sequence[str], mode: str) -> str
     return digest.hexdigest()[:20]
 
 
+def archive_folder(env_root: Path) -> Path:
+    """Where an environment's archives are: beside it, so the environment is never changed."""
+    return env_root.with_name(env_root.name + ".cds")
+
+
 def _training_source(relative: str) -> bytes:
     return resources.files("codereval.java").joinpath(relative).read_bytes()
 
@@ -224,7 +230,7 @@ class SharedArchives:
             # Jars first would change which copy the JVM finds: keep the project's order.
             return f"a folder and a jar of the environment both hold {clash}"
         key = archive_key(jars=jars, flags=self.flags, mode=mode)
-        folder = env_root / "cds"
+        folder = archive_folder(env_root)
         folder.mkdir(exist_ok=True)
         path = folder / f"{mode}-{key}.jsa"
         with (folder / f".{mode}-{key}.lock").open("w") as lock:

@@ -47,8 +47,11 @@ TAIL = 2000
 JUNIT_KINDS = (TestKind.JUNIT4, TestKind.JUNIT5)
 # -XX:+ExitOnOutOfMemoryError prints this (to stdout) and exits with status 3.
 OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
-# Startup-friendly JVM: one GC thread, the C1 compiler only, no shared perf-data file.
-JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+# Chosen by measurement (bench/java_jvm_start.py, docs/executors.md): G1, because only with G1
+# does a JDK 17 JVM map the heap objects of the JDK's class-data sharing archive (with the serial
+# collector it logs "CDS heap data is being ignored" and builds them again at every start); the
+# C1 compiler only; no shared perf-data file.
+JVM_FLAGS = ("-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
              "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 COMPILE_TIMEOUT = 120.0
 # The detail of a sample that compiled but has no test to run (stage compile, not judged).
@@ -311,10 +314,10 @@ class JavaProjectRunner(Runner):
         limits = dataclasses.replace(ctx.limits, address_space=False)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch),
                "LC_ALL": "C.UTF-8"}
-        # Everything the JVM reads, made visible read-only (the sandbox may hide /tmp); the
-        # archive is in the environment's folder.
+        # Everything the JVM reads, made visible read-only (the sandbox may hide /tmp).
         outside = [p for p in classpath if p != classes and not p.is_relative_to(info.root)]
-        needed = [classes, info.root, *outside]
+        archive = [plan.archive.path] if plan.archive is not None else []
+        needed = [classes, info.root, *outside, *archive]
         mounts = tuple(Mount(source=p, target=p) for p in dict.fromkeys(needed) if p.exists())
         return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
                            stdin=(marker + "\n").encode(), limits=limits)
