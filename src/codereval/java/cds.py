@@ -99,8 +99,9 @@ class ClassPathPlan:
 
     @property
     def jvm(self) -> str:
-        """What ``provenance.jvm`` records."""
-        return f"cds {self.archive.path.name}" if self.archive else f"no cds: {self.why_not}"
+        """What ``provenance.jvm`` records: whether the archive was used, not which one (its
+        name follows this machine's paths, and the same run on a Ray node says the same)."""
+        return "cds" if self.archive else f"no cds: {self.why_not}"
 
 
 def split_classpath(classpath: Sequence[Path]) -> tuple[list[Path], list[Path]]:
@@ -212,7 +213,7 @@ class SharedArchives:
             result: Archive | str
             try:
                 result = self._find_or_build(env_root=env_root, mode=mode, classpath=classpath)
-            except (ArchiveFailed, OSError, zipfile.BadZipFile) as exc:
+            except (ArchiveFailed, OSError, zipfile.BadZipFile, subprocess.SubprocessError) as exc:
                 result = f"archive unusable: {exc}"
                 log.warning("class-data sharing off for %s (%s): %s", env_root.name, mode, result)
             with self._lock:
