@@ -336,6 +336,11 @@ class Provenance(Frozen):
     # "warm" (forked from a sandboxed worker, codereval.sandbox.warm), "ray" (a fresh process on
     # a Ray cluster's node). Empty in outcomes recorded before executors existed, and imports.
     executor: str = ""
+    # How a Java test JVM started: "cds" (with the environment's class-data sharing archive,
+    # codereval.java.cds) or "no cds: <why>". None where no JVM ran a test.
+    jvm: str | None = None
+
+    _omit_when_none = frozenset({"jvm"})
 
 
 class Outcome(Frozen):

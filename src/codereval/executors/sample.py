@@ -135,6 +135,7 @@ def complete_provenance(
         environment=env,
         harness_version=given.harness_version or HARNESS_VERSION,
         executor=executor if override else (given.executor or executor),
+        jvm=given.jvm,
     )
     return outcome.model_copy(
         update={

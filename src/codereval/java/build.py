@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,10 +27,12 @@ from codereval.java.toolchain import JAVA_LOCALE_FLAGS, cache_home, find_jdk, to
 # Output directory name -> shipped source files (relative to this package).
 PARTS: dict[str, tuple[str, ...]] = {
     "service": ("service/CompileServer.java",),
-    "harness": ("harness/RunTest.java",),
+    "harness": ("harness/RunTest.java", "harness/Train.java"),
 }
 SERVICE_MAIN = "codereval.service.CompileServer"
 HARNESS_MAIN = "codereval.harness.RunTest"
+TRAIN_MAIN = "codereval.harness.Train"
+JAR_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +41,9 @@ class JavaTools:
 
     service: Path
     harness: Path
+    # The harness's classes as a jar: a class-data sharing archive can hold classes from jars
+    # only (codereval.java.cds).
+    harness_jar: Path
     key: str
 
 
@@ -58,7 +64,8 @@ def ensure_built(*, root: Path | None = None) -> JavaTools:
     key = tools_key()
     base = (root or cache_home()) / "java-tools"
     target = base / key
-    tools = JavaTools(service=target / "service", harness=target / "harness", key=key)
+    tools = JavaTools(service=target / "service", harness=target / "harness",
+                      harness_jar=target / "harness.jar", key=key)
     if (target / "ok").exists():
         return tools
     base.mkdir(parents=True, exist_ok=True)
@@ -70,6 +77,7 @@ def ensure_built(*, root: Path | None = None) -> JavaTools:
         try:
             for part, files in PARTS.items():
                 _compile_part(staging, part, files)
+            _jar(staging / "harness", staging / "harness.jar")
             (staging / "ok").write_text(key + "\n", encoding="utf-8")
             if target.exists():
                 shutil.rmtree(target)
@@ -97,6 +105,17 @@ def _compile_part(staging: Path, part: str, files: tuple[str, ...]) -> None:
             f"building codereval's Java {part} failed: {done.stderr.strip()[-400:]}",
             hint="check that javac works (javac -version)",
         )
+
+
+def _jar(classes: Path, jar: Path) -> None:
+    """Zip a folder of classes into a jar with fixed timestamps (the same bytes every build)."""
+    with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(zipfile.ZipInfo("META-INF/MANIFEST.MF", JAR_TIME),
+                         "Manifest-Version: 1.0\r\n\r\n")
+        for path in sorted(classes.rglob("*.class")):
+            info = zipfile.ZipInfo(str(path.relative_to(classes)), JAR_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
 
 
 def main() -> int:

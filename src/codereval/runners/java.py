@@ -34,6 +34,7 @@ from codereval.java.artifacts import (
     junit_floor,
 )
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
+from codereval.java.cds import ClassPathPlan, SharedArchives
 from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.java.inject import (
     JavaInjectionError,
@@ -43,16 +44,19 @@ from codereval.java.inject import (
 )
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.marker import new_marker
-from codereval.model import Language, Outcome, Sample, Stage, Task, TestKind, Verdict
+from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.base import RunContext, Runner
-from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
 
 TAIL = 2000
 JUNIT_KINDS = (TestKind.JUNIT4, TestKind.JUNIT5)
 # -XX:+ExitOnOutOfMemoryError prints this (to stdout) and exits with status 3.
 OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
-# Startup-friendly JVM: one GC thread, the C1 compiler only, no shared perf-data file.
-JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+# Chosen by measurement (bench/java_jvm_start.py, docs/executors.md): G1, because only with G1
+# does a JDK 17 JVM map the heap objects of the JDK's class-data sharing archive (with the serial
+# collector it logs "CDS heap data is being ignored" and builds them again at every start); the
+# C1 compiler only; no shared perf-data file.
+JVM_FLAGS = ("-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
              "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 COMPILE_TIMEOUT = 120.0
 # The detail of a sample that compiled but has no test to run (stage compile, not judged).
@@ -81,8 +85,11 @@ class TestSource:
 class JavaProjectRunner(Runner):
     name = "java-project"
 
-    def __init__(self, *, compiler: JavaCompiler | None = None) -> None:
+    def __init__(self, *, compiler: JavaCompiler | None = None, class_sharing: bool = True) -> None:
         self._compiler = compiler
+        # Start test JVMs with the environment's class-data sharing archive (codereval.java.cds).
+        self.class_sharing = class_sharing
+        self._archives: dict[int, SharedArchives] = {}
         self._lock = threading.Lock()
         self._envs: dict[str, tuple[JavaEnvInfo, str] | str] = {}
         self._tools: JavaTools | None = None
@@ -109,7 +116,40 @@ class JavaProjectRunner(Runner):
         compiler = self.compiler()
         if isinstance(compiler, WarmJavac):
             compiler.warm_up()
+        if self.class_sharing:
+            # Archives are built here, once per environment and harness mode, not by the first
+            # sample (whose time would then include the training run).
+            for task in tasks:
+                env = self._envs.get(task.project)
+                if task.task_id not in blocked and isinstance(env, tuple):
+                    self._plan(ctx, info=env[0], mode=_mode(task), classes=None)
         return blocked
+
+    def _shared_archives(self, sandbox: Sandbox) -> SharedArchives:
+        with self._lock:
+            archives = self._archives.get(id(sandbox))
+            if archives is None:
+                archives = self._archives[id(sandbox)] = SharedArchives(flags=JVM_FLAGS,
+                                                                        sandbox=sandbox)
+            return archives
+
+    def _plan(
+        self, ctx: RunContext, *, info: JavaEnvInfo, mode: str, classes: Path | None,
+    ) -> ClassPathPlan:
+        """The test JVM's classpath (the sample's classes first, then the environment's) and
+        its class-data sharing flags."""
+        floor = newer_junit(info.dependencies) if mode == "junit" else []
+        shared = [info.test_classes, info.classes, *floor, *info.dependencies,
+                  self._harness().harness_jar]
+        if mode == "junit":
+            junit = self._junit_launcher()
+            if isinstance(junit, Path):
+                shared.append(junit)
+        own = [classes] if classes is not None else []
+        if not self.class_sharing:
+            return ClassPathPlan(archive=None, classpath=(*own, *shared), why_not="turned off")
+        return self._shared_archives(ctx.sandbox).plan(
+            env_root=info.root, mode=mode, classpath=shared, sample_folders=own)
 
     def compiler(self) -> JavaCompiler:
         with self._lock:
@@ -264,30 +304,24 @@ class JavaProjectRunner(Runner):
             return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
                            detail=_join(NO_TEST, note))
         marker = new_marker()
+        plan = self._plan(ctx, info=info, mode=_mode(task), classes=classes)
         result = ctx.sandbox.run(self._request(ctx, info=info, work=work, test=test,
-                                               classes=classes, marker=marker))
-        return _classify(result, base=base, marker=marker, test=test, compat=ctx.compat,
-                         note=note)
+                                               plan=plan, classes=classes, marker=marker))
+        outcome = _classify(result, base=base, marker=marker, test=test, compat=ctx.compat,
+                            note=note)
+        return outcome.model_copy(update={"provenance": Provenance(jvm=plan.jvm)})
 
     def _request(
         self, ctx: RunContext, *, info: JavaEnvInfo, work: Path, test: TestSource,
-        classes: Path, marker: str,
+        plan: ClassPathPlan, classes: Path, marker: str,
     ) -> ExecRequest:
         scratch = work / "scratch"
         scratch.mkdir()
-        floor: list[Path] = []
-        if test.kind in JUNIT_KINDS:
-            floor = newer_junit(info.dependencies)
-        classpath = [classes, info.test_classes, info.classes, *floor, *info.dependencies,
-                     self._harness().harness]
-        if test.kind in JUNIT_KINDS:
-            junit = self._junit_launcher()
-            if isinstance(junit, Path):
-                classpath.append(junit)
+        classpath = plan.classpath
         memory = ctx.limits.memory_mb
         heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
         mode = "junit" if test.kind in JUNIT_KINDS else "main"
-        argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *heap,
+        argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *plan.flags(), *heap,
                 f"-Djava.io.tmpdir={scratch}", "-cp", os.pathsep.join(map(str, classpath)),
                 HARNESS_MAIN, mode, test.class_name)
         # The JVM reserves far more address space than it uses: memory is held by -Xmx and
@@ -296,8 +330,9 @@ class JavaProjectRunner(Runner):
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch),
                "LC_ALL": "C.UTF-8"}
         # Everything the JVM reads, made visible read-only (the sandbox may hide /tmp).
-        outside = [p for p in classpath[3:] if not p.is_relative_to(info.root)]
-        needed = [classes, info.root, *outside]
+        outside = [p for p in classpath if p != classes and not p.is_relative_to(info.root)]
+        archive = [plan.archive.path] if plan.archive is not None else []
+        needed = [classes, info.root, *outside, *archive]
         mounts = tuple(Mount(source=p, target=p) for p in dict.fromkeys(needed) if p.exists())
         return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
                            stdin=(marker + "\n").encode(), limits=limits)
@@ -340,6 +375,11 @@ def newer_junit(dependencies: Sequence[Path]) -> list[Path]:
         return junit_floor(dependencies)
     except ArtifactUnavailable:
         return []
+
+
+def _mode(task: Task) -> str:
+    """The harness mode a task's test runs in (RunTest main|junit)."""
+    return "junit" if task.test is not None and task.test.kind in JUNIT_KINDS else "main"
 
 
 def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str | None:
