@@ -268,8 +268,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             dependencies += _jars(spec, project)
             dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
             processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
-            release = ["--release", spec.java_release] if spec.java_release else []
-            release += ["-encoding", encoding]
+            options = ["--release", spec.java_release] if spec.java_release else []
+            options += ["-encoding", encoding]
             if spec.compile_per_file:
                 classes.mkdir()
                 test_classes.mkdir()
@@ -278,10 +278,10 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                                  "compiles its own file\n")
             else:
                 _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
-                       log=log, step="compiling the project", options=release)
+                       log=log, step="compiling the project", options=options)
                 _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
                        processors=processors, log=log, step="compiling the project's tests",
-                       options=release)
+                       options=options)
         info = {
             "name": spec.name,
             "project_root": str(project.relative_to(staging)),

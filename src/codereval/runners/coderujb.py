@@ -64,6 +64,7 @@ from codereval.runners.java import (
     JavaProjectRunner,
     exception_line,
     newer_junit,
+    split_marker,
 )
 from codereval.runners.ujb_verdicts import (
     TestRun,
@@ -542,14 +543,8 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
     """The harness's ``tests`` mode: the marker line says how many ran and which failed."""
     stdout = result.stdout.decode("utf-8", "replace")
     stderr = result.stderr.decode("utf-8", "replace")
-    status = ""
-    kept: list[str] = []
-    for line in stdout.splitlines():
-        if line.startswith(marker + " "):
-            status = line[len(marker) + 1:].strip()
-        else:
-            kept.append(line)
-    raw = TestRun(status=Verdict.INFRA_ERROR, stdout_tail="\n".join(kept)[-TAIL:],
+    status, printed = split_marker(stdout, marker)
+    raw = TestRun(status=Verdict.INFRA_ERROR, stdout_tail=printed[-TAIL:],
                   stderr_tail=stderr[-TAIL:], exit_code=result.exit_code, signal=result.signal,
                   wall_time=result.wall_time, cpu_time=result.cpu_time,
                   isolation=result.isolation)

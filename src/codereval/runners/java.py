@@ -420,12 +420,9 @@ def exception_line(stderr: str) -> str:
     return lines[-1][:500] if lines else ""
 
 
-def _classify(
-    result: ExecResult, *, base: dict[str, object], marker: str, test: TestSource,
-    compat: bool, note: str,
-) -> Outcome:
-    stdout = result.stdout.decode("utf-8", "replace")
-    stderr = result.stderr.decode("utf-8", "replace")
+def split_marker(stdout: str, marker: str) -> tuple[str, str]:
+    """(what the harness's marker line says, the output without it): the marker proves the
+    harness ran to its end, and a sample's own prints are shown without it."""
     status = ""
     kept: list[str] = []
     for line in stdout.splitlines():
@@ -433,7 +430,16 @@ def _classify(
             status = line[len(marker) + 1:].strip()
         else:
             kept.append(line)
-    printed = "\n".join(kept)
+    return status, "\n".join(kept)
+
+
+def _classify(
+    result: ExecResult, *, base: dict[str, object], marker: str, test: TestSource,
+    compat: bool, note: str,
+) -> Outcome:
+    stdout = result.stdout.decode("utf-8", "replace")
+    stderr = result.stderr.decode("utf-8", "replace")
+    status, printed = split_marker(stdout, marker)
     common = {
         **base,
         "exit_code": result.exit_code,
