@@ -23,7 +23,11 @@ from codereval.runners.coderujb import DD_NOT_RUN, CoderUjbRunner
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
 
-pytestmark = [pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK")]
+# The fork-bomb check counts the bomb's processes host-wide: whatever else runs the built-in
+# fork bombs (this file's fixture on another xdist worker, the demo in the wheel smoke test)
+# must not run beside it, so they share one worker.
+pytestmark = [pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK"),
+              pytest.mark.xdist_group("mini-coderujb-fork-bombs")]
 
 MINI = builtin_dir("mini_coderujb")
 LIMITS = Limits(wall_time=8.0, memory_mb=768)
