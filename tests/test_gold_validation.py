@@ -119,17 +119,21 @@ def test_gold_run_flags_broken_flaky_and_weak_tasks(tmp_path: Path) -> None:
         benchmark=Benchmark(name="unit", tasks=tasks),
         samples=samples,
         run_dir=tmp_path / "gold",
-        options=EvalOptions(jobs=1, timeout=5, sandbox="none", mode="reference x2", progress=False),
+        # No sample here needs the limit; a short one made a loaded CI machine's slow start
+        # of the reference look like a flaky task.
+        options=EvalOptions(jobs=1, timeout=60, sandbox="none", mode="reference x2",
+                            progress=False),
         runners={"python-project": SnippetRunner()},
         sandbox=get_sandbox("none"),
     )
     rows = {row.task_id: row for row in classify(tasks, samples, report.outcomes)}
+    details = {k: r.detail for k, r in rows.items()}
     assert {k: r.status for k, r in rows.items()} == {
         "add": GoldStatus.OK,
         "broken": GoldStatus.BROKEN,
         "flaky": GoldStatus.FLAKY,
         "weak": GoldStatus.WEAK,
-    }
+    }, details
     assert "failed" in rows["broken"].detail
     assert "passed x1" in rows["flaky"].detail and "failed x1" in rows["flaky"].detail
     assert "`pass`" in rows["weak"].detail and "`return None`" in rows["weak"].detail

@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -599,3 +600,12 @@ def test_only_plain_python_invocations_are_run_in_process() -> None:
     assert python_call([PY, "-m", "pytest"]) is None
     assert python_call(["python3", "x.py"]) is None  # not a path: which interpreter?
     assert python_call(["/bin/sh", "-c", "true"]) is None
+
+
+def test_the_fork_server_refuses_to_start_outside_its_own_pid_namespace() -> None:
+    """Its clean-up kills every process it may signal: on the host that would be all of them."""
+    server = resources.files("codereval.sandbox").joinpath("warm_server.py")
+    with resources.as_file(server) as path:
+        done = subprocess.run([sys.executable, str(path), "0"], capture_output=True, timeout=60)
+    assert done.returncode == 70
+    assert b"must run as pid 1" in done.stderr

@@ -815,6 +815,11 @@ def _run(sock, request, fds, wakeup):
 
 
 def main():
+    if os.getpid() != 1:
+        # Outside its own pid namespace the clean-up's kill(-1, SIGKILL) would reach every
+        # process this user may signal on the host: refuse rather than rely on the caller.
+        sys.stderr.write("warm_server: must run as pid 1 of its own pid namespace\n")
+        sys.exit(70)
     fd = int(sys.argv[1])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=fd)
     # As init, only signals with a handler can reach us from inside: keep SIGINT default.
