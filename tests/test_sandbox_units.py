@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,48 @@ def test_run_cgroup_is_limited_and_removed() -> None:
     finally:
         assert group.kill_all() and group.remove()
     assert not any(path.exists() for path in group.dirs.values())
+
+
+needs_freezer = pytest.mark.skipif(
+    not Path("/sys/fs/cgroup/freezer/cgroup.procs").exists(), reason="no v1 freezer"
+)
+
+
+@needs_cgroups
+@needs_freezer
+def test_kill_all_signals_members_only_while_they_are_frozen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A member that exits frees its pid for anyone; frozen, it cannot exit before its kill."""
+    group = RunCgroup.create(memory_bytes=None, pids_max=200)
+    state = group.dirs["freezer"] / "freezer.state"
+    bomb = subprocess.Popen(
+        [*group.join_prefix("/bin/sh"), "sh", "-c",
+         "while :; do sleep 60 & sleep 0.01; done"],
+        start_new_session=True,
+    )
+    try:
+        give_up = time.monotonic() + 30
+        while len(group.pids()) < 10 and time.monotonic() < give_up:
+            time.sleep(0.05)
+        assert len(group.pids()) >= 10
+        states: list[str] = []
+        real_kill = os.kill
+
+        def kill(pid: int, sig: int) -> None:
+            states.append(state.read_text().strip())
+            real_kill(pid, sig)
+
+        monkeypatch.setattr(os, "kill", kill)
+        assert group.kill_all()
+        monkeypatch.undo()
+        assert states and set(states) == {"FROZEN"}
+        assert state.read_text().strip() == "THAWED"
+        bomb.wait(timeout=30)
+    finally:
+        bomb.kill()
+        bomb.wait()
+        assert group.kill_all() and group.remove()
 
 
 @needs_bwrap

@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP_MOUNT = Path("/sys/fs/cgroup")
-# memory and pids do the limiting; cpuacct measures the CPU time of the whole tree.
-CONTROLLERS = ("memory", "pids", "cpuacct")
+# memory and pids do the limiting; cpuacct measures the CPU time of the whole tree; freezer holds
+# the tree still while it is killed (see RunCgroup.kill_all).
+CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
 # What the joining shell prints (and its exit status) when it cannot enter the cgroup.
 JOIN_FAILED = b"codereval-sandbox: cannot join cgroup"
 JOIN_FAILED_STATUS = 125
 
 _counter = itertools.count()
 _KILL_PATIENCE = 3.0
+_FREEZE_PATIENCE = 0.5
 _REMOVE_PATIENCE = 1.0
 
 
@@ -170,7 +172,13 @@ class RunCgroup:
         return []
 
     def kill_all(self) -> bool:
-        """SIGKILL every process in the cgroup until none is left. False if some survived."""
+        """SIGKILL every process in the cgroup until none is left. False if some survived.
+
+        Pids read from cgroup.procs are only safe to signal while their processes cannot exit:
+        one that exits (or is reaped when its namespace's init dies) frees its pid, which on a
+        busy host with a small pid_max may already belong to an unrelated process by the time
+        the signal is sent. So the cgroup is frozen first, its members read and killed while
+        frozen, then thawed so the kills take effect. Without a freezer, plain kills."""
         give_up = time.monotonic() + _KILL_PATIENCE
         pause = 0.001
         while True:
@@ -182,11 +190,46 @@ class RunCgroup:
                 return True
             if time.monotonic() > give_up:
                 return False
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+            frozen = self._freeze()
+            try:
+                for pid in self.pids() if frozen else pids:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+            except FileNotFoundError:
+                return True
+            finally:
+                if frozen is not None:
+                    self._thaw()
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
+
+    def _freeze(self) -> bool | None:
+        """Freeze the cgroup: True once every member is frozen, False if that did not happen in
+        time (members may still run), None without a freezer."""
+        if "freezer" not in self.dirs:
+            return None
+        state = self.file("freezer", "freezer.state")
+        try:
+            _write(state, "FROZEN")
+        except OSError:
+            return None
+        give_up = time.monotonic() + _FREEZE_PATIENCE
+        pause = 0.0005
+        while True:
+            try:
+                if _read(state).strip() == "FROZEN":
+                    return True
+            except OSError:
+                return False
+            if time.monotonic() > give_up:
+                # e.g. a member in uninterruptible sleep: kill what is there rather than wait.
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
+    def _thaw(self) -> None:
+        with contextlib.suppress(OSError):
+            _write(self.file("freezer", "freezer.state"), "THAWED")
 
     def cpu_time(self) -> float | None:
         """CPU seconds used by every process that ever ran in the cgroup."""
