@@ -270,3 +270,19 @@ def test_supervisor_works_without_pidfd(monkeypatch: pytest.MonkeyPatch, tmp_pat
         ["sleep", "5"], cwd=tmp_path, env={}, stdin=None, wall_time=0.3, output_bytes=100
     )
     assert (slow.signal, slow.timed_out) == (9, True) and slow.wall_time < 1.5
+
+
+def test_a_listed_stray_is_killed_only_if_its_pid_still_names_the_same_process() -> None:
+    """Between listing a tree and killing it a stray may exit and its pid go to someone else."""
+    from codereval.sandbox._supervise import _kill_if_same, descendants
+
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        [(pid, start)] = [d for d in descendants(os.getpid()) if d[0] == sleeper.pid]
+        _kill_if_same(pid, start + 1)  # as if a newer process had taken the pid
+        assert sleeper.poll() is None
+        _kill_if_same(pid, start)
+        assert sleeper.wait(timeout=10) == -9
+    finally:
+        sleeper.kill()
+        sleeper.wait()

@@ -91,39 +91,69 @@ def find_program(name: str) -> str | None:
     return None
 
 
-def descendants(root: int) -> list[int]:
-    """Pids below ``root`` by parent links, read from /proc (children that left the process group
-    included; orphans already re-parented elsewhere are not)."""
-    children: dict[int, list[int]] = {}
+def descendants(root: int) -> list[tuple[int, int]]:
+    """(pid, start time) of the processes below ``root`` by parent links, read from /proc
+    (children that left the process group included; orphans already re-parented elsewhere are
+    not). The start time tells the process from a later one given the same pid."""
+    children: dict[int, list[tuple[int, int]]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses: fields start after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: list[int] = []
+        fields = _stat_fields(int(entry.name))
+        if fields is not None and len(fields) > 19:
+            children.setdefault(int(fields[1]), []).append((int(entry.name), int(fields[19])))
+    found: list[tuple[int, int]] = []
     stack = [root]
     while stack:
         for child in children.get(stack.pop(), []):
             found.append(child)
-            stack.append(child)
+            stack.append(child[0])
     return found
 
 
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """/proc/<pid>/stat from field 3 (state) on, or None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    # The command name may hold spaces and parentheses: fields start after the last ')'.
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def _kill_if_same(pid: int, start: int) -> None:
+    """SIGKILL ``pid`` only if it is still the process that started at ``start``: a stray that
+    exited since it was listed freed its pid, maybe for an unrelated process. A pidfd pins the
+    process; the start time read after opening it says whether it is the one listed."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    except OSError:
+        # No pidfd (old kernel): the best left is the plain kill.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        return
+    try:
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) > 19 and int(fields[19]) == start:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
+
+
 def kill_group_and_descendants(pid: int, *, alive: bool) -> None:
-    """SIGKILL the child's process group, and, while the child lives, every descendant of it."""
+    """SIGKILL the child's process group, and, while the child lives, every descendant of it.
+
+    The group needs no such care: the child is not reaped yet, so its pid (the group's id) is
+    still its own."""
     strays = descendants(pid) if alive else []
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    for stray in strays:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(stray, signal.SIGKILL)
+    for stray, start in strays:
+        _kill_if_same(stray, start)
 
 
 def supervise(
