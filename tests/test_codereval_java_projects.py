@@ -324,7 +324,7 @@ def test_the_shipped_manifest_places_skywalkings_protocol_and_compiles_leetcode_
 
     specs = {spec.name: spec for spec in load_manifest(shipped_manifest())}
     assert specs["apache/skywalking"].submodules == ("apm-protocol/apm-network/src/main/proto",)
-    assert specs["Sunchit/Coding-Decoded"].compile_per_file
+    assert specs["kdn251/interviews"].compile_per_file
     assert shutil.which("git") is not None
 
 
@@ -444,16 +444,32 @@ def test_a_maven_projects_annotation_processors_run_when_a_sample_compiles(
 def test_the_java_manifest_keeps_the_published_pins_but_where_evidence_says_otherwise(
     shared_data: Path,
 ) -> None:
-    """Every Java repository at its published commit, except jjwt: the platform's copy had no
-    `Strings.EMPTY` (a sample using it did not compile there), which the published pin has."""
-    from codereval.prepare.codereval_java import shipped_manifest
+    """Every Java repository at its published commit, except where the official results say the
+    platform had something else: jjwt's copy had no `Strings.EMPTY` (a sample using it did not
+    compile there), which the published pin has; and "interviews-master" is kdn251/interviews,
+    not the two repositories published for it (ChatGPT's passing samples are its code word for
+    word), with the edits its platform copy needed to compile."""
+    from codereval.prepare.codereval_java import load_java_projects, shipped_manifest
 
     published = {p["git"]: p["commit"] for p in
                  json.loads((shared_data / "codereval" / "projects_public.json").read_text())
                  if p["language"] == "java"}
     specs = load_manifest(shipped_manifest())
-    assert {spec.source for spec in specs} == set(published)
-    moved = {spec.name: spec.commit for spec in specs if spec.commit != published[spec.source]}
-    assert moved == {"jwtk/jjwt": "a95b699baec9780b5186539f9f2eb00e5f1a8625"}
+    replaced = {"https://github.com/neerazz/FAANG.git", "https://github.com/Sunchit/Coding-Decoded.git"}
+    assert replaced <= set(published)
+    assert {spec.source for spec in specs} == (
+        set(published) - replaced | {"https://github.com/kdn251/interviews.git"})
+    moved = {spec.name: spec.commit for spec in specs
+             if spec.commit != published.get(spec.source)}
+    assert moved == {"jwtk/jjwt": "a95b699baec9780b5186539f9f2eb00e5f1a8625",
+                     "kdn251/interviews": "a70c2250ec5f2e43972a359e050182f970ea2ffd"}
     text = shipped_manifest().read_text()
     assert "Strings.EMPTY" in text and published["https://github.com/jwtk/jjwt.git"][:8] in text
+    projects = load_java_projects(None)
+    assert projects.official_names["kdn251/interviews"] == "interviews-master"
+    assert {t for t, p in projects.task_project.items() if p == "kdn251/interviews"} == {
+        "6367672d1a6d9265ec017c73", "6367672d1a6d9265ec017c74", "6367672d1a6d9265ec017c78"}
+    assert [e.file for e in specs[[s.name for s in specs].index("kdn251/interviews")].edits] == [
+        "leetcode/hash-table/LoggerRateLimiter.java",
+        "leetcode/hash-table/LoggerRateLimiter.java",
+        "leetcode/hash-table/InsertDeleteGetRandomO1.java"]

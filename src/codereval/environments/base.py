@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codereval.environments.edits import SourceEdit, parse_edits
 from codereval.errors import UserError
 from codereval.model import Language, canonical_json, sha256_text
 
@@ -59,6 +60,9 @@ class ProjectSpec:
     # Git submodules (paths) the build needs: placed from the checkout's own submodule clones,
     # or cloned with the project under --fetch. Part of the source, so not of the recipe.
     submodules: tuple[str, ...] = field(default=(), compare=False)
+    # Java: edits the original platform's copy had over the pinned commit (see
+    # codereval.environments.edits), applied to the copy an environment is built from.
+    edits: tuple[SourceEdit, ...] = ()
     # Where the manifest that named this project lives (relative sources resolve from here).
     base_dir: Path = field(default=Path("."), compare=False)
 
@@ -86,6 +90,7 @@ class ProjectSpec:
             **({"maven_modules": list(self.maven_modules)} if self.maven_modules else {}),
             **({"maven_args": list(self.maven_args)} if self.maven_args else {}),
             **({"compile_per_file": True} if self.compile_per_file else {}),
+            **({"edits": [e.recipe() for e in self.edits]} if self.edits else {}),
         }
 
     def key(self, *, source_hash: str, harness_version: str) -> str:
@@ -190,7 +195,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
     record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args,
-    compile_per_file, submodules.
+    compile_per_file, submodules, edits (Java).
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -206,7 +211,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
         "record_root", "install_env", "source_roots", "jars", "java_release", "maven_modules",
-        "maven_args", "compile_per_file", "submodules",
+        "maven_args", "compile_per_file", "submodules", "edits",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -242,6 +247,13 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
             install_env = _install_env(entry.get("install_env", {}))
         except ValueError as exc:
             raise UserError(f"{path}: project {name!r}: bad install_env ({exc})") from None
+        try:
+            edits = parse_edits(entry.get("edits", []))
+        except ValueError as exc:
+            raise UserError(f"{path}: project {name!r}: {exc}") from None
+        if edits and language is not Language.JAVA:
+            raise UserError(f"{path}: project {name!r}: edits are applied to Java projects "
+                            "only", hint="drop the edits, or fix the source another way")
         if entry.get("compile_per_file") and entry.get("maven_modules"):
             raise UserError(f"{path}: project {name!r}: compile_per_file is for plain source "
                             "folders, not maven_modules", hint="drop one of the two")
@@ -264,6 +276,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 maven_args=tuple(str(a) for a in entry.get("maven_args", ())),
                 compile_per_file=_flag(path, name, entry, "compile_per_file"),
                 submodules=tuple(str(m).strip("/") for m in entry.get("submodules", ())),
+                edits=edits,
                 base_dir=path.parent.resolve(),
             )
         )

@@ -32,6 +32,7 @@ from xml.etree import ElementTree
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
+from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
@@ -241,6 +242,13 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
         else:
             shutil.copytree(source, project, symlinks=True,
                             ignore=shutil.ignore_patterns(*SKIP_DIRS))
+        if spec.edits:
+            try:
+                apply_edits(project, spec.edits)
+            except EditFailed as exc:
+                raise BuildFailed(f"the manifest's source edits do not fit: {exc}") from None
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(f"applied {len(spec.edits)} source edit(s) from the manifest\n")
         maven = (project / "pom.xml").is_file()
         encoding = pom_source_encoding(project)
         python_codec(encoding)  # an unknown charset fails the build here, with its name

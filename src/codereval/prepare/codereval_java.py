@@ -1,6 +1,6 @@
 """`prepare codereval-java`: result rows + prompts (+ records) + projects -> a benchmark directory.
 
-CoderEval-Java's 230 tasks live in 10 projects (11 repositories: "interviews-master" is two).
+CoderEval-Java's 230 tasks live in 10 projects, one git repository each.
 The official records are rarely at hand and the official tests were never published, so this
 works from what is public: an official result file (task ids, method names, levels), a prompt
 file (signatures, Javadoc) and the projects at the commits of the manifest shipped with
@@ -324,6 +324,10 @@ def _write_manifest(path: Path, *, placed: dict[str, Placed],
             continue
         spec = specs[name]
         lines.append(f"# {name}: {spec.source} at {spec.commit}")
+        if spec.edits and where.origin != "tree":
+            # Applied to repos/ by prepare: listing them again would apply them twice.
+            lines.append(f"# with the {len(spec.edits)} source edit(s) of the manifest "
+                         "applied (see the manifest for why)")
         lines.append(f'[projects."{name}"]')
         fields: dict[str, object] = {
             "language": "java", "source": f"repos/{project_folder(name)}",

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from codereval.environments.base import ProjectSpec, load_manifest
+from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.sources import fetch_source
 from codereval.errors import UserError
 from codereval.runners.python import project_folder
@@ -62,7 +63,30 @@ def place_project(
     fetch: bool,
     downloads: Path,
 ) -> Placed:
-    """Put ``project``'s source at ``dest`` (which the official tree may already hold)."""
+    """Put ``project``'s source at ``dest`` (which the official tree may already hold), with the
+    manifest's source edits applied unless it is the official tree (which has them already)."""
+    placed = _place(spec, project=project, dest=dest, checkouts=checkouts, fetch=fetch,
+                    downloads=downloads)
+    if spec is None or not spec.edits or placed.origin in ("tree", "missing"):
+        return placed
+    try:
+        apply_edits(dest, spec.edits)
+    except EditFailed as exc:
+        remove_tree(dest)
+        return Placed(project=project, origin="missing", note=f"source edits: {exc}")
+    edited = f"{len(spec.edits)} source edit(s) from the manifest applied"
+    return replace(placed, note=f"{placed.note}; {edited}" if placed.note else edited)
+
+
+def _place(
+    spec: ProjectSpec | None,
+    *,
+    project: str,
+    dest: Path,
+    checkouts: Path | None,
+    fetch: bool,
+    downloads: Path,
+) -> Placed:
     if dest.is_dir() and any(p.name not in SKIP_DIRS for p in dest.iterdir()):
         return Placed(project=project, origin="tree")
     commit = spec.commit if spec is not None else ""
