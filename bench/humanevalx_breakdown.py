@@ -62,7 +62,8 @@ def variants(language: str) -> dict[str, Toolchain]:
         return {"no pch": CppToolchain(precompiled=False, fast_linker=False),
                 "pch": CppToolchain(fast_linker=False), "pch+mold": CppToolchain()}
     if language == "go":
-        return {"dwarf": GoToolchain(lean_packages=False), "no dwarf": GoToolchain()}
+        return {"dwarf": GoToolchain(lean_packages=False, lean_testify=False),
+                "no dwarf": GoToolchain(lean_testify=False), "lean testify": GoToolchain()}
     if language == "rust":
         return {"static std": RustToolchain(dynamic_std=False), "dynamic std": RustToolchain()}
     return {"ours": TOOLCHAINS[language]()}
@@ -75,7 +76,8 @@ def split(tc: Toolchain, workdir: Path, main: str) -> tuple[Argv, Argv]:
                     "-o", "program.o"]
         return compile_, [tc.gxx, "program.o", "-o", "program", *tc.linker, *CPP_LIBS]
     if isinstance(tc, GoToolchain) and tc.direct:
-        lines = tc._direct_script(workdir).splitlines()
+        source = (workdir / main).read_text(encoding="utf-8")
+        lines = tc._direct_script(workdir, tc.packages_for(source)[1]).splitlines()
         return (["/bin/sh", "-c", "\n".join(lines[:3])],
                 ["/bin/sh", "-c", "\n".join([lines[0], lines[3]])])
     if isinstance(tc, RustToolchain):
