@@ -32,7 +32,8 @@ from codereval.runners.program_toolchains import (
     RustToolchain,
     Toolchain,
 )
-from codereval.sandbox import Limits, get_sandbox
+from codereval.sandbox import ExecRequest, ExecResult, Limits, Sandbox, get_sandbox
+from codereval.sandbox.bwrap import BwrapSandbox
 
 pytestmark = pytest.mark.slow
 
@@ -60,9 +61,11 @@ def tasks_of(hx: Path, language: str) -> list[Task]:
 
 
 def run_samples(toolchain: Toolchain, env_root: Path, pairs: list[tuple[Task, str]],
-                work_root: Path) -> list[Outcome]:
+                work_root: Path, *, sandbox: Sandbox | None = None,
+                limits: Limits | None = None) -> list[Outcome]:
     runner = ProgramRunner(toolchains={toolchain.language: toolchain})
-    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=30.0),
+    ctx = RunContext(sandbox=sandbox or get_sandbox("auto"),
+                     limits=limits or Limits(wall_time=30.0),
                      work_root=work_root, env_root=env_root)
     try:
         with ThreadPoolExecutor(2) as pool:
@@ -427,3 +430,57 @@ def test_without_a_lean_testify_every_go_program_uses_the_full_packages(
     assert not list((root / CACHE_DIR).glob("go-*/packages-lean-*"))
     pairs = slice_of(hx, "go")[:2]
     assert [o.verdict for o in run_samples(toolchain, root, pairs, tmp_path / "w")] == [P, P]
+
+
+# -- one sandbox launch per compiled sample -----------------------------------------------------
+
+
+class TwoLaunches(BwrapSandbox):
+    """bubblewrap as before: the build and the run each in a launch of their own."""
+
+    def run_staged(self, first: ExecRequest,
+                   then: ExecRequest) -> tuple[ExecResult, ExecResult | None]:
+        return Sandbox.run_staged(self, first, then)
+
+
+# Bodies that loop forever, hold 2 GB, and end the program early with status 0.
+HOSTILE = {
+    "cpp": ["    while (true) {}\n}\n",
+            "    std::vector<long> hog(1L << 28, 1);\n    return {};\n}\n",
+            "    exit(0);\n}\n"],
+    "go": ["    for {\n    }\n}\n",
+           # Read afterwards: stores nobody reads may be compiled away.
+           "    hog := make([]int64, 1<<28)\n    for i := range hog {\n        hog[i] = int64(i)\n"
+           "    }\n    return []string{fmt.Sprint(hog[len(hog)-1])}\n}\n",
+           "    os.Exit(0)\n    for {\n    }\n}\n"],
+    "rust": ["    loop {}\n}\n",
+             "    let hog = vec![1u8; 1 << 31];\n"
+             "    println!(\"{}\", hog.len());\n    loop {}\n}\n",
+             "    std::process::exit(0);\n}\n"],
+}
+
+
+@pytest.mark.parametrize("language", ["cpp", "go", "rust"])
+def test_one_launch_gives_the_verdicts_of_two(language: str, hx: Path, tmp_path: Path) -> None:
+    staged = get_sandbox("auto")
+    if "cgroup(memory,pids,cpuacct" not in staged.isolation:
+        pytest.skip("one launch needs bubblewrap with memory, pids and cpuacct cgroups")
+    task = tasks_of(hx, language)[1]
+    hostile = [(task, body) for body in HOSTILE[language]]
+    toolchain = {"cpp": CppToolchain, "go": GoToolchain, "rust": RustToolchain}[language]
+    pairs = slice_of(hx, language) + hostile
+    # The hostile samples with a short wall time (they loop forever); the others with room to
+    # spare on a loaded machine, so that no pass turns into a timeout by chance.
+    got = {name: run_samples(toolchain(), default_env_root(), pairs[:-3], tmp_path / name,
+                             sandbox=sandbox, limits=Limits(wall_time=30.0, memory_mb=512))
+           + run_samples(toolchain(), default_env_root(), hostile, tmp_path / f"{name}-h",
+                         sandbox=sandbox, limits=Limits(wall_time=3.0, memory_mb=512))
+           for name, sandbox in (("one", staged), ("two", TwoLaunches()))}
+    assert [o.verdict for o in got["one"]] == [o.verdict for o in got["two"]]
+    assert [o.stage for o in got["one"]] == [o.stage for o in got["two"]]
+    n = (len(pairs) - len(hostile) - 1) // 2
+    assert [o.verdict for o in got["one"][:n]] == [P] * n
+    assert [o.verdict for o in got["one"][-4:]] == [
+        Verdict.COMPILE_ERROR, Verdict.TIMEOUT, Verdict.MEMORY_EXCEEDED, Verdict.RUNTIME_ERROR]
+    # The compile error is reported from the build, with the compiler's words.
+    assert got["one"][-4].stage.value == "compile" and got["one"][-4].detail.startswith("compile:")
