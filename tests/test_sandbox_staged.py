@@ -8,7 +8,9 @@ is run both ways, and the two must agree.
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -169,3 +171,23 @@ def test_requests_that_cannot_share_a_launch_take_two(bwrap: BwrapSandbox,
                        env={"PATH": "/usr/bin:/bin"})
     built, ran = bwrap.run_staged(first, then)
     assert built.exit_code == 0 and ran is not None and ran.exit_code != 0
+
+
+def test_a_program_built_in_a_scratch_directly_under_tmp_may_write_there(
+        bwrap: BwrapSandbox) -> None:
+    # /tmp is private in the sandbox, so a program under it is bound back read-only: never over
+    # the scratch directory it lives in, which must stay writable for the build and the run.
+    scratch = Path(tempfile.mkdtemp(prefix="staged-", dir="/tmp"))
+    try:
+        build = request(scratch, "printf '#!/bin/sh\\necho ran > ran.txt\\n' > prog; chmod +x prog")
+        program = (str(scratch / "prog"),)
+        then = ExecRequest(argv=program, cwd=scratch, scratch=scratch,
+                           env={"PATH": "/usr/bin:/bin"})
+        for name, staged in both(bwrap).items():
+            (scratch / "ran.txt").unlink(missing_ok=True)
+            built, ran = staged(build, then)
+            assert built.exit_code == 0 and ran is not None, name
+            assert (ran.exit_code, ran.stderr) == (0, b""), name
+            assert (scratch / "ran.txt").read_text() == "ran\n", name
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -397,7 +397,9 @@ class BwrapSandbox(Sandbox):
             programs.append(also)
         for program, path in programs:
             for hidden in _hidden_program_dirs(program, path, covered):
-                if (hidden, hidden, False) not in binds:
+                # Already visible through a bind at or above it (the scratch dir, when the
+                # program was built there): a read-only bind of its own would hide that one.
+                if not any(hidden.is_relative_to(target) for _, target, _ in binds):
                     binds.append((hidden, hidden, False))
         # Parents before children, so a nested mount is not hidden by the one around it.
         for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
