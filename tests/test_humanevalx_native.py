@@ -32,7 +32,7 @@ from codereval.runners.program_toolchains import (
     RustToolchain,
     Toolchain,
 )
-from codereval.sandbox import ExecRequest, ExecResult, Limits, Sandbox, get_sandbox
+from codereval.sandbox import Limits, Sandbox, get_sandbox
 from codereval.sandbox.bwrap import BwrapSandbox
 
 pytestmark = pytest.mark.slow
@@ -435,14 +435,6 @@ def test_without_a_lean_testify_every_go_program_uses_the_full_packages(
 # -- one sandbox launch per compiled sample -----------------------------------------------------
 
 
-class TwoLaunches(BwrapSandbox):
-    """bubblewrap as before: the build and the run each in a launch of their own."""
-
-    def run_staged(self, first: ExecRequest,
-                   then: ExecRequest) -> tuple[ExecResult, ExecResult | None]:
-        return Sandbox.run_staged(self, first, then)
-
-
 # Bodies that loop forever, hold 2 GB, and end the program early with status 0.
 HOSTILE = {
     "cpp": ["    while (true) {}\n}\n",
@@ -475,7 +467,7 @@ def test_one_launch_gives_the_verdicts_of_two(language: str, hx: Path, tmp_path:
                              sandbox=sandbox, limits=Limits(wall_time=30.0, memory_mb=512))
            + run_samples(toolchain(), default_env_root(), hostile, tmp_path / f"{name}-h",
                          sandbox=sandbox, limits=Limits(wall_time=3.0, memory_mb=512))
-           for name, sandbox in (("one", staged), ("two", TwoLaunches()))}
+           for name, sandbox in (("one", staged), ("two", BwrapSandbox(one_launch=False)))}
     assert [o.verdict for o in got["one"]] == [o.verdict for o in got["two"]]
     assert [o.stage for o in got["one"]] == [o.stage for o in got["two"]]
     n = (len(pairs) - len(hostile) - 1) // 2

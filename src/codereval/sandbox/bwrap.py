@@ -87,14 +87,16 @@ def _probe_bwrap() -> str | None:
 class BwrapSandbox(Sandbox):
     name = "bwrap"
 
-    def __init__(self, *, use_cgroups: bool = True) -> None:
-        """``use_cgroups=False`` runs without cgroups even where they work (for comparison)."""
+    def __init__(self, *, use_cgroups: bool = True, one_launch: bool = True) -> None:
+        """``use_cgroups=False`` runs without cgroups even where they work, ``one_launch=False``
+        a staged request in two launches (both for comparison)."""
         reason = self.unavailable_reason()
         if reason is not None:
             raise RuntimeError(reason)
         self._bwrap = _required("bwrap")
         self._prlimit = _required("prlimit")
         self._sh = _required("sh")
+        self._one_launch = one_launch
         # The staged launcher needs a shell that takes file descriptors above 9 (dash does not).
         self._bash = find_program("bash")
         self._env = find_program("env")
@@ -257,7 +259,7 @@ class BwrapSandbox(Sandbox):
             then.limits.file_size_mb is not None and first.limits.file_size_mb is not None
             and then.limits.file_size_mb > first.limits.file_size_mb)
         return (
-            self._bash is not None and self._env is not None
+            self._one_launch and self._bash is not None and self._env is not None
             and all(c in self._cgroups for c in _STAGE_CONTROLLERS)
             and self._cgroup_reason is None
             and first.cwd == then.cwd and first.scratch == then.scratch
