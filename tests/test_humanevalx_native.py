@@ -1,9 +1,10 @@
 """The C++, Go and Rust toolchains' caches and fast paths, in the real sandbox.
 
-Each speed-up (a precompiled header, mold, Go packages compiled once without DWARF, Rust's std
-linked dynamically) is built once per toolchain, reused, rebuilt when damaged, and keyed by the
-compiler's version; where it is unusable the plain path runs, and both give the same verdict for
-every sample. No sample can write to a cache another sample reads.
+Each speed-up (a precompiled header, mold, Go packages compiled once without DWARF and linked
+against a testify without HTTP assertions, Rust's std linked dynamically) is built once per
+toolchain, reused, rebuilt when damaged, and keyed by the compiler's version; where it is
+unusable the plain path runs, and both give the same verdict for every sample. No sample can
+write to a cache another sample reads.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from codereval.runners.program_toolchains import (
     RustToolchain,
     Toolchain,
 )
-from codereval.sandbox import Limits, get_sandbox
+from codereval.sandbox import Limits, Sandbox, get_sandbox
+from codereval.sandbox.bwrap import BwrapSandbox
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +44,8 @@ HOME_CACHES = default_env_root() / CACHE_DIR
 @pytest.fixture(scope="module", autouse=True)
 def _home_caches_ready() -> Iterator[None]:
     # Built once before the tests copy them (the first build fetches from the registries).
-    for toolchain in (CppToolchain(), GoToolchain(), GoToolchain(lean_packages=False),
+    for toolchain in (CppToolchain(), GoToolchain(),
+                      GoToolchain(lean_packages=False, lean_testify=False),
                       RustToolchain(), RustToolchain(dynamic_std=False)):
         toolchain.ensure(HOME_CACHES)
     yield
@@ -58,9 +61,11 @@ def tasks_of(hx: Path, language: str) -> list[Task]:
 
 
 def run_samples(toolchain: Toolchain, env_root: Path, pairs: list[tuple[Task, str]],
-                work_root: Path) -> list[Outcome]:
+                work_root: Path, *, sandbox: Sandbox | None = None,
+                limits: Limits | None = None) -> list[Outcome]:
     runner = ProgramRunner(toolchains={toolchain.language: toolchain})
-    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=30.0),
+    ctx = RunContext(sandbox=sandbox or get_sandbox("auto"),
+                     limits=limits or Limits(wall_time=30.0),
                      work_root=work_root, env_root=env_root)
     try:
         with ThreadPoolExecutor(2) as pool:
@@ -96,7 +101,9 @@ def home_copy(language: str, toolchain: Toolchain, root: Path) -> Path:
         copy.mkdir()
         for name in ("mod", "template", "build", "gopath"):
             (copy / name).symlink_to(toolchain.root / name)
-        shutil.copytree(toolchain.packages, copy / toolchain.packages.name)
+        for packages in (toolchain.packages, toolchain.lean_packages):
+            if packages is not None:
+                shutil.copytree(packages, copy / packages.name)
     elif isinstance(toolchain, RustToolchain):
         shutil.copytree(toolchain.cache, caches / toolchain.cache.name)
     else:
@@ -146,7 +153,9 @@ def test_go_packages_and_rust_crates_are_reused_as_sealed(language: str, tmp_pat
     sealed = list((root / CACHE_DIR).glob(pattern + toolchain_cache.SEAL))
     stamps = [p.stat().st_mtime_ns for p in sealed]
     again.ensure(root / CACHE_DIR)
-    assert len(sealed) == 1 and [p.stat().st_mtime_ns for p in sealed] == stamps
+    # Go: the full packages and the lean ones (testify without HTTP assertions).
+    assert len(sealed) == (2 if language == "go" else 1)
+    assert [p.stat().st_mtime_ns for p in sealed] == stamps
     assert again.fingerprint == toolchain.fingerprint
 
 
@@ -200,11 +209,13 @@ def test_mold_is_used_where_installed(tmp_path: Path) -> None:
 
 def test_damaged_go_packages_are_rebuilt(hx: Path, tmp_path: Path) -> None:
     root = home_copy("go", GoToolchain(), tmp_path)
-    archive = next((root / CACHE_DIR).glob("go-*/packages-*/a/*.a"))
-    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    for packages in sorted((root / CACHE_DIR).glob("go-*/packages-*/")):
+        archive = sorted(packages.glob("a/*.a"))[-1]
+        archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
     toolchain = GoToolchain()
     toolchain.ensure(root / CACHE_DIR)
     assert toolchain.direct and toolchain_cache.intact(toolchain.packages)
+    assert toolchain.lean_packages is not None and toolchain_cache.intact(toolchain.lean_packages)
     pairs = slice_of(hx, "go")[:3]
     assert [o.verdict for o in run_samples(toolchain, root, pairs, tmp_path / "w")] == [P] * 3
 
@@ -231,7 +242,7 @@ def test_damaged_rust_crates_are_set_aside_and_built_again(
 
 @pytest.mark.parametrize(("language", "fast", "plain"), [
     ("cpp", CppToolchain, lambda: CppToolchain(precompiled=False, fast_linker=False)),
-    ("go", GoToolchain, lambda: GoToolchain(lean_packages=False)),
+    ("go", GoToolchain, lambda: GoToolchain(lean_packages=False, lean_testify=False)),
     ("rust", RustToolchain, lambda: RustToolchain(dynamic_std=False)),
 ], ids=["cpp", "go", "rust"])
 def test_fast_and_plain_paths_give_the_same_verdicts(
@@ -270,7 +281,7 @@ def test_go_test_c_fallback_gives_the_same_verdicts_with_a_private_cache(
 
 VARIANTS: dict[str, Callable[[], Toolchain]] = {
     "cpp": CppToolchain, "cpp-plain": lambda: CppToolchain(precompiled=False, fast_linker=False),
-    "go": GoToolchain, "go-dwarf": lambda: GoToolchain(lean_packages=False),
+    "go": GoToolchain, "go-dwarf": lambda: GoToolchain(lean_packages=False, lean_testify=False),
     "rust": RustToolchain, "rust-static": lambda: RustToolchain(dynamic_std=False),
 }
 
@@ -281,6 +292,10 @@ def test_no_request_mounts_anything_writable(variant: str, hx: Path, tmp_path: P
     toolchain.ensure(HOME_CACHES)
     task = tasks_of(hx, toolchain.language)[0]
     program = build_program(task, task.reference, marker="M")
+    # As the runner does: the program's files are written before the requests are made.
+    for name, text in program.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     requests = [toolchain.compile_request(tmp_path, program.main, Limits()),
                 toolchain.run_request(tmp_path, program.main, Limits())]
     assert all(not m.writable for r in requests if r is not None for m in r.mounts)
@@ -333,8 +348,9 @@ def test_a_sample_cannot_poison_what_the_next_sample_compiles_with(
         root = home_copy(language, toolchain, tmp_path)
         toolchain = GoToolchain() if language == "go" else RustToolchain()
         toolchain.ensure(root / CACHE_DIR)
-        caches = [toolchain.packages if isinstance(toolchain, GoToolchain) else toolchain.cache]
-    targets = sorted(p for c in caches for p in c.rglob("*") if p.is_file())[:12]
+        caches = ([p for p in (toolchain.packages, toolchain.lean_packages) if p is not None]
+                  if isinstance(toolchain, GoToolchain) else [toolchain.cache])
+    targets = [p for c in caches for p in sorted(f for f in c.rglob("*") if f.is_file())[:6]]
     task = tasks_of(hx, language)[1]
     attack = poisoned(task, targets)
     got = run_samples(toolchain, root, [(task, attack)], tmp_path / "work")[0]
@@ -349,3 +365,114 @@ def test_a_sample_cannot_poison_what_the_next_sample_compiles_with(
     assert [o.verdict for o in after] == [P] * 4
 
 
+
+
+# -- Go: testify without its HTTP assertions ----------------------------------------------------
+
+
+def _http_assert(task: Task) -> str:
+    """The reference, then a helper that calls one of testify's HTTP assertions (never run; an
+    untyped nil needs no net/http import): it compiles only against the full testify."""
+    return (task.reference + "\n\nfunc codereval_uses_http(t *testing.T) bool {\n"
+            '    return assert.HTTPSuccess(t, nil, "GET", "/", nil)\n}\n')
+
+
+def test_go_links_against_a_testify_without_http_unless_the_program_mentions_it(
+        hx: Path, tmp_path: Path) -> None:
+    toolchain = GoToolchain()
+    toolchain.ensure(HOME_CACHES)
+    assert toolchain.lean_packages is not None
+    assert "testify without http" in toolchain.fingerprint
+    lean = toolchain.lean_importcfg
+    assert "packagefile github.com/stretchr/testify/assert=" in lean
+    assert "packagefile net/http=" not in lean and "packagefile net/http=" in toolchain.importcfg
+    assert lean.count("\n") < toolchain.importcfg.count("\n") * 0.7
+    task = tasks_of(hx, "go")[2]
+    mounted = {}
+    for name, code in {"plain": task.reference, "http": _http_assert(task)}.items():
+        workdir = tmp_path / name
+        workdir.mkdir()
+        program = build_program(task, code, marker="M")
+        (workdir / program.main).write_text(program.files[program.main])
+        request = toolchain.compile_request(workdir, program.main, Limits())
+        mounted[name] = {m.source for m in request.mounts}
+        assert all(not m.writable for m in request.mounts)
+    assert toolchain.lean_packages in mounted["plain"]
+    assert toolchain.packages not in mounted["plain"]
+    assert toolchain.packages in mounted["http"]
+
+
+def test_a_go_sample_calling_an_http_assertion_gets_the_verdict_of_the_full_testify(
+        hx: Path, tmp_path: Path) -> None:
+    task = tasks_of(hx, "go")[2]
+    pairs = [(task, _http_assert(task)), (task, task.reference)]
+    fast = run_samples(GoToolchain(), default_env_root(), pairs, tmp_path / "lean")
+    full = run_samples(GoToolchain(lean_testify=False), default_env_root(), pairs,
+                       tmp_path / "full")
+    assert [o.verdict for o in fast] == [o.verdict for o in full] == [P, P], fast[0].detail
+
+
+def test_without_a_lean_testify_every_go_program_uses_the_full_packages(
+        hx: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = home_copy("go", GoToolchain(), tmp_path)
+    lean = next((root / CACHE_DIR).glob("go-*/packages-lean-*"))
+    shutil.rmtree(lean)
+    # The tool that takes the HTTP assertions out fails (as when upstream renames them).
+    monkeypatch.setattr(program_toolchains, "GO_LEAN_TOOL", "go/missing.go")
+    monkeypatch.setattr(program_toolchains.resources, "files", lambda _package: tmp_path)
+    (tmp_path / "go").mkdir()
+    (tmp_path / "go" / "missing.go").write_text(
+        'package main\n\nimport "os"\n\nfunc main() { os.Exit(1) }\n')
+    toolchain = GoToolchain()
+    toolchain.ensure(root / CACHE_DIR)
+    assert toolchain.direct and toolchain.lean_packages is None
+    assert "testify without http" not in toolchain.fingerprint
+    assert not list((root / CACHE_DIR).glob("go-*/packages-lean-*"))
+    pairs = slice_of(hx, "go")[:2]
+    assert [o.verdict for o in run_samples(toolchain, root, pairs, tmp_path / "w")] == [P, P]
+
+
+# -- one sandbox launch per compiled sample -----------------------------------------------------
+
+
+# Bodies that loop forever, hold 2 GB, and end the program early with status 0.
+HOSTILE = {
+    "cpp": ["    while (true) {}\n}\n",
+            "    std::vector<long> hog(1L << 28, 1);\n    return {};\n}\n",
+            "    exit(0);\n}\n"],
+    "go": ["    for {\n    }\n}\n",
+           # Read afterwards: stores nobody reads may be compiled away.
+           "    hog := make([]int64, 1<<28)\n    for i := range hog {\n        hog[i] = int64(i)\n"
+           "    }\n    return []string{fmt.Sprint(hog[len(hog)-1])}\n}\n",
+           "    os.Exit(0)\n    for {\n    }\n}\n"],
+    "rust": ["    loop {}\n}\n",
+             "    let hog = vec![1u8; 1 << 31];\n"
+             "    println!(\"{}\", hog.len());\n    loop {}\n}\n",
+             "    std::process::exit(0);\n}\n"],
+}
+
+
+@pytest.mark.parametrize("language", ["cpp", "go", "rust"])
+def test_one_launch_gives_the_verdicts_of_two(language: str, hx: Path, tmp_path: Path) -> None:
+    staged = get_sandbox("auto")
+    if "cgroup(memory,pids,cpuacct" not in staged.isolation:
+        pytest.skip("one launch needs bubblewrap with memory, pids and cpuacct cgroups")
+    task = tasks_of(hx, language)[1]
+    hostile = [(task, body) for body in HOSTILE[language]]
+    toolchain = {"cpp": CppToolchain, "go": GoToolchain, "rust": RustToolchain}[language]
+    pairs = slice_of(hx, language) + hostile
+    # The hostile samples with a short wall time (they loop forever); the others with room to
+    # spare on a loaded machine, so that no pass turns into a timeout by chance.
+    got = {name: run_samples(toolchain(), default_env_root(), pairs[:-3], tmp_path / name,
+                             sandbox=sandbox, limits=Limits(wall_time=30.0, memory_mb=512))
+           + run_samples(toolchain(), default_env_root(), hostile, tmp_path / f"{name}-h",
+                         sandbox=sandbox, limits=Limits(wall_time=3.0, memory_mb=512))
+           for name, sandbox in (("one", staged), ("two", BwrapSandbox(one_launch=False)))}
+    assert [o.verdict for o in got["one"]] == [o.verdict for o in got["two"]]
+    assert [o.stage for o in got["one"]] == [o.stage for o in got["two"]]
+    n = (len(pairs) - len(hostile) - 1) // 2
+    assert [o.verdict for o in got["one"][:n]] == [P] * n
+    assert [o.verdict for o in got["one"][-4:]] == [
+        Verdict.COMPILE_ERROR, Verdict.TIMEOUT, Verdict.MEMORY_EXCEEDED, Verdict.RUNTIME_ERROR]
+    # The compile error is reported from the build, with the compiler's words.
+    assert got["one"][-4].stage.value == "compile" and got["one"][-4].detail.startswith("compile:")

@@ -207,17 +207,23 @@ class ProgramRunner(Runner):
                     "verdict": verdict, "stage": Stage.COMPILE, "wall_time": compile_time,
                     "stderr_tail": _tail(result.diagnostics),
                     "detail": f"compile: {result.diagnostics.strip()[-600:]}"})
-        else:
-            request = toolchain.compile_request(workdir, program.main, ctx.limits)
-            if request is not None:
-                built = ctx.sandbox.run(request)
-                compile_time = built.wall_time
-                compile_cpu = built.cpu_time
-                failed = self._compile_failure(built, base)
-                if failed is not None:
-                    return failed
         request = toolchain.run_request(workdir, program.main, ctx.limits)
-        if slot is not None:
+        build = (toolchain.compile_request(workdir, program.main, ctx.limits)
+                 if language != "java" else None)
+        staged: ExecResult | None = None
+        if build is not None:
+            # One launch where the sandbox can (the build, then the run under its own limits).
+            built, staged = ctx.sandbox.run_staged(build, request)
+            compile_time = built.wall_time
+            compile_cpu = built.cpu_time
+            failed = self._compile_failure(built, base)
+            if failed is not None:
+                return failed
+            if staged is None:
+                raise RuntimeError("the sandbox skipped the run of a build that succeeded")
+        if staged is not None:
+            ran, executor = staged, "fresh"
+        elif slot is not None:
             ran, executor = slot.run(request, stdlib=PYTHON_HELPER_MODULES)
         else:
             ran, executor = ctx.sandbox.run(request), "fresh"

@@ -66,6 +66,20 @@ class OutputCap:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Stage:
+    """A two-stage run (``supervise(stage=...)``): the command reports the end of its first
+    stage with one line on the pipe whose ends are ``read_fd`` and ``write_fd`` (the command
+    gets the write end at the same number; the supervisor closes both); ``switch(line)``
+    returns the wall time the second stage gets, or None to let the command end as it is (it
+    reads EOF on stdin then). When the second stage goes ahead, the supervisor answers ``run``
+    on the command's stdin, and output read until then belongs to the first stage."""
+
+    read_fd: int
+    write_fd: int
+    switch: Callable[[bytes], float | None]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Supervised:
     """What the supervisor observed; backends turn it into an ExecResult."""
 
@@ -80,6 +94,9 @@ class Supervised:
     # Set when ``watch`` asked for the kill; its reason.
     watch_reason: str
     output_truncated: bool
+    # A staged run that went on to its second stage: what the first stage left (its exit status,
+    # wall time and output; its rusage is not known apart). The fields above are the second's.
+    first_stage: Supervised | None = None
 
 
 def find_program(name: str) -> str | None:
@@ -168,27 +185,44 @@ def supervise(
         pid, alive=alive
     ),
     watch: Callable[[], str | None] | None = None,
+    stage: Stage | None = None,
+    then_output_bytes: int | None = None,
 ) -> Supervised:
     """Run ``argv`` to its end or to ``wall_time``; always kill what it left behind.
 
     ``kill_tree(pid, alive)`` kills everything the run started (its process group, its cgroup); it
     is called when the child exits, when the wall time expires and when ``watch`` returns a reason.
-    Raises OSError when the program cannot be started.
+    ``stage``: a run in two stages (see Stage); the second stage's output is capped at
+    ``then_output_bytes``. Raises OSError when the program cannot be started.
     """
     started = time.monotonic()
     deadline = started + wall_time
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        close_fds=True,
-    )
+    if stage is not None and stdin is not None:
+        raise ValueError("a staged run talks to the command on its stdin: it takes no input")
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None or stage is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=(stage.write_fd,) if stage is not None else (),
+        )
+    except BaseException:
+        if stage is not None:
+            os.close(stage.read_fd)
+        raise
+    finally:
+        # Only the command may hold the write end: its end (or its report) is what the
+        # supervisor waits for.
+        if stage is not None:
+            os.close(stage.write_fd)
     pid = proc.pid
     outputs = {"stdout": OutputCap(output_bytes), "stderr": OutputCap(output_bytes)}
+    first_stage: Supervised | None = None
     selector = selectors.DefaultSelector()
     pidfd = -1
     status: int | None = None
@@ -200,12 +234,15 @@ def supervise(
         selector.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
         selector.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
         pending = memoryview(stdin or b"")
-        if proc.stdin is not None:
+        if proc.stdin is not None and stage is None:
             os.set_blocking(proc.stdin.fileno(), False)
             if pending:
                 selector.register(proc.stdin.fileno(), selectors.EVENT_WRITE, "stdin")
             else:
                 proc.stdin.close()
+        if stage is not None:
+            selector.register(stage.read_fd, selectors.EVENT_READ, "stage")
+            report = b""
         try:
             pidfd = os.pidfd_open(pid)
             selector.register(pidfd, selectors.EVENT_READ, "exit")
@@ -231,6 +268,34 @@ def supervise(
             for key, _ in selector.select(timeout):
                 if key.data == "exit":
                     exited = True
+                elif key.data == "stage":
+                    assert stage is not None and proc.stdin is not None
+                    data = os.read(stage.read_fd, 256)
+                    report += data
+                    if data and not report.endswith(b"\n"):
+                        continue
+                    selector.unregister(stage.read_fd)
+                    # Everything the first stage wrote is in the pipes by now: its processes
+                    # ended before the line was written.
+                    for name in ("stdout", "stderr"):
+                        _read_available(selector, outputs, name, proc)
+                    second = stage.switch(report.strip()) if data else None
+                    if second is not None:
+                        now = time.monotonic()
+                        first_stage = Supervised(
+                            exit_code=0, signal=None, wall_time=now - started, rusage_cpu=0.0,
+                            stdout=outputs["stdout"].value(), stderr=outputs["stderr"].value(),
+                            timed_out=False, watch_reason="",
+                            output_truncated=(outputs["stdout"].truncated
+                                              or outputs["stderr"].truncated))
+                        size = then_output_bytes if then_output_bytes is not None else output_bytes
+                        outputs = {"stdout": OutputCap(size), "stderr": OutputCap(size)}
+                        started, deadline = now, now + second
+                        next_watch = now + _WATCH_INTERVAL
+                        with contextlib.suppress(BrokenPipeError):
+                            proc.stdin.write(b"run\n")
+                    with contextlib.suppress(BrokenPipeError):
+                        proc.stdin.close()
                 elif key.data == "stdin":
                     assert proc.stdin is not None
                     try:
@@ -269,6 +334,8 @@ def supervise(
         selector.close()
         if pidfd >= 0:
             os.close(pidfd)
+        if stage is not None:
+            os.close(stage.read_fd)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -284,15 +351,35 @@ def supervise(
         timed_out=timed_out,
         watch_reason=watch_reason,
         output_truncated=outputs["stdout"].truncated or outputs["stderr"].truncated,
+        first_stage=first_stage,
     )
 
 
-def _read_into(selector: selectors.BaseSelector, fd: int, cap: OutputCap) -> bool:
-    """Read one chunk; on EOF unregister the pipe. True while the pipe stays open."""
+def _read_available(selector: selectors.BaseSelector, outputs: dict[str, OutputCap], name: str,
+                    proc: subprocess.Popen[bytes]) -> None:
+    """Read what a pipe holds now, without waiting for more."""
+    stream = proc.stdout if name == "stdout" else proc.stderr
+    if stream is None or stream.fileno() not in selector.get_map():
+        return
+    fd = stream.fileno()
+    blocking = os.get_blocking(fd)
+    os.set_blocking(fd, False)
+    try:
+        while fd in selector.get_map() and _read_into(selector, fd, outputs[name], drain=True):
+            pass
+    finally:
+        if fd in selector.get_map():
+            os.set_blocking(fd, blocking)
+
+
+def _read_into(selector: selectors.BaseSelector, fd: int, cap: OutputCap, *,
+               drain: bool = False) -> bool:
+    """Read one chunk; on EOF unregister the pipe. True while the pipe stays open (with
+    ``drain``: and more may be waiting)."""
     try:
         data = os.read(fd, _CHUNK)
     except BlockingIOError:
-        return True
+        return not drain
     except OSError as error:
         if error.errno != errno.EIO:
             raise

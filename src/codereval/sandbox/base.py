@@ -83,6 +83,25 @@ class Sandbox(ABC):
     def run(self, request: ExecRequest) -> ExecResult:
         """Run ``request.argv`` to completion or to its limits; kill every process it started."""
 
+    def run_staged(self, first: ExecRequest,
+                   then: ExecRequest) -> tuple[ExecResult, ExecResult | None]:
+        """Run ``first`` (a build) and, only if it succeeded, ``then`` (what it built) in the same
+        scratch directory; ``None`` in place of ``then``'s result when it did not run. Each
+        request keeps its own limits, environment and output, and each result says what
+        happened in its own stage, exactly as two ``run`` calls would. Backends may do both in
+        one launch (bubblewrap does, which saves a sandbox start per compiled sample); this
+        default makes two."""
+        done = self.run(first)
+        if not succeeded(done):
+            return done, None
+        return done, self.run(then)
+
     @property
     def isolation(self) -> str:
         return self.name
+
+
+def succeeded(result: ExecResult) -> bool:
+    """Exit status 0 within the limits, and the sandbox did its part."""
+    return (result.exit_code == 0 and not result.timed_out and not result.memory_exceeded
+            and not result.sandbox_error)

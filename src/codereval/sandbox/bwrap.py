@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import shutil
 import signal
 import subprocess
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codereval.sandbox._common import (
@@ -35,12 +36,13 @@ from codereval.sandbox._common import (
     to_result,
 )
 from codereval.sandbox._supervise import (
+    Stage,
     Supervised,
     find_program,
     kill_group_and_descendants,
     supervise,
 )
-from codereval.sandbox.base import ExecRequest, ExecResult, Sandbox
+from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
 from codereval.sandbox.cgroup import (
     JOIN_FAILED,
     JOIN_FAILED_STATUS,
@@ -54,6 +56,11 @@ _MIB = 1 << 20
 # bwrap's own processes in the run's pids cgroup: the monitor and the pid-1 reaper.
 _BWRAP_PROCESSES = 2
 _INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap; scripts/setup-system.sh does it)"
+# The line a staged run's launcher writes when its first stage has ended, with the status.
+_STAGE_WORD = b"codereval-stage"
+# A staged run needs every limit of the second stage to be settable from outside between the
+# stages: memory and processes by changing the cgroup, CPU time measured from the switch.
+_STAGE_CONTROLLERS = ("memory", "pids", "cpuacct")
 
 
 @functools.cache
@@ -80,14 +87,19 @@ def _probe_bwrap() -> str | None:
 class BwrapSandbox(Sandbox):
     name = "bwrap"
 
-    def __init__(self, *, use_cgroups: bool = True) -> None:
-        """``use_cgroups=False`` runs without cgroups even where they work (for comparison)."""
+    def __init__(self, *, use_cgroups: bool = True, one_launch: bool = True) -> None:
+        """``use_cgroups=False`` runs without cgroups even where they work, ``one_launch=False``
+        a staged request in two launches (both for comparison)."""
         reason = self.unavailable_reason()
         if reason is not None:
             raise RuntimeError(reason)
         self._bwrap = _required("bwrap")
         self._prlimit = _required("prlimit")
         self._sh = _required("sh")
+        self._one_launch = one_launch
+        # The staged launcher needs a shell that takes file descriptors above 9 (dash does not).
+        self._bash = find_program("bash")
+        self._env = find_program("env")
         self._root = os.geteuid() == 0
         self._cgroups = tuple(probe()[0]) if use_cgroups else ()
         self._cgroup_reason = (
@@ -202,7 +214,169 @@ class BwrapSandbox(Sandbox):
             memory_exceeded=memory_exceeded and not timed_out,
         )
 
-    def _bwrap_argv(self, request: ExecRequest) -> list[str]:
+    # -- a build and its run in one launch -----------------------------------------------------
+
+    def run_staged(self, first: ExecRequest,
+                   then: ExecRequest) -> tuple[ExecResult, ExecResult | None]:
+        """Both requests in one bubblewrap launch, with the same limits, environment and verdicts
+        as two: a launcher (bash) runs ``first``; when it exits 0 the launcher reports it and
+        waits; the host then sets the cgroup's memory and process limits to ``then``'s, starts
+        ``then``'s wall clock and CPU count and lets the launcher ``exec`` ``then`` under
+        ``then``'s CPU and file-size rlimits, its environment and no descriptor of ours. A failed
+        first stage ends the launch with its status. Where that cannot hold (no cgroups to
+        change, requests that differ in where they run), two launches."""
+        mounts = _merged_mounts(first, then)
+        if mounts is None or not self._can_stage(first, then):
+            return super().run_staged(first, then)
+        limits = first.limits
+        try:
+            cgroup = RunCgroup.create(
+                memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
+                pids_max=None if limits.processes is None
+                else limits.processes + _BWRAP_PROCESSES,
+            )
+        except OSError as error:
+            return error_result(f"cannot create the run's cgroup: {error}", isolation="bwrap"), None
+        results: tuple[ExecResult, ExecResult | None]
+        try:
+            results = self._run_staged(replace(first, mounts=mounts), then, cgroup)
+        except OSError as error:
+            results = error_result(f"sandbox failure: {error}", isolation="bwrap"), None
+        finally:
+            survivors = not cgroup.kill_all()
+            leftover = not cgroup.remove()
+        if survivors or leftover:
+            what = "processes survived the kill" if survivors else "cannot remove the cgroup"
+            done, ran = results
+            if ran is None:
+                results = replace(done, sandbox_error=f"{what} in {cgroup.dirs}"), None
+            else:
+                results = done, replace(ran, sandbox_error=f"{what} in {cgroup.dirs}")
+        return results
+
+    def _can_stage(self, first: ExecRequest, then: ExecRequest) -> bool:
+        grow = (then.limits.file_size_mb is None and first.limits.file_size_mb is not None) or (
+            then.limits.file_size_mb is not None and first.limits.file_size_mb is not None
+            and then.limits.file_size_mb > first.limits.file_size_mb)
+        return (
+            self._one_launch and self._bash is not None and self._env is not None
+            and all(c in self._cgroups for c in _STAGE_CONTROLLERS)
+            and self._cgroup_reason is None
+            and first.cwd == then.cwd and first.scratch == then.scratch
+            and first.stdin is None and then.stdin is None
+            and first.network == then.network and first.hostname == then.hostname
+            # Without CAP_SYS_RESOURCE the launcher can lower an rlimit, never raise it.
+            and not grow
+        )
+
+    def _run_staged(self, first: ExecRequest, then: ExecRequest,
+                    cgroup: RunCgroup) -> tuple[ExecResult, ExecResult | None]:
+        assert self._bash is not None and self._env is not None
+        outer, applied_first = prlimit_prefix(self._prlimit, first.limits, memory=False,
+                                              processes=False)
+        inner, applied_then = prlimit_prefix(self._prlimit, then.limits, memory=False,
+                                             processes=False)
+        base = "bwrap" + f"+cgroup({','.join(cgroup.controllers)})"
+        net = "+net" if first.network else ""
+        isolation_first = base + (f"+rlimit({','.join(applied_first)})" if applied_first else "")
+        isolation_then = base + (f"+rlimit({','.join(applied_then)})" if applied_then else "")
+        read_fd, write_fd = os.pipe()
+        try:
+            os.set_inheritable(write_fd, True)
+            env_words = [f"{key}={value}" for key, value in then.env.items()]
+            # The build gets neither our pipe nor stdin; the run gets no descriptor of ours and
+            # stdin from /dev/null, as a run of its own would.
+            script = (
+                f"{shlex.join(first.argv)} </dev/null {write_fd}>&-\n"
+                "s=$?\n"
+                f'echo "{_STAGE_WORD.decode()} $s" >&{write_fd}\n'
+                f"exec {write_fd}>&-\n"
+                'read -r go || exit "$s"\n'
+                '[ "$go" = run ] || exit "$s"\n'
+                f"exec {shlex.join([self._env, '-i', *env_words, *inner, *then.argv])} "
+                "</dev/null\n"
+            )
+            bwrap = self._bwrap_argv(first, also=(then.argv[0], then.env.get("PATH")))
+        except BaseException:
+            os.close(read_fd)
+            os.close(write_fd)
+            raise
+        argv = [*cgroup.join_prefix(self._sh), *outer, *bwrap, self._bash, "-c", script,
+                "codereval-stage"]
+        state = _Switch()
+
+        def switch(line: bytes) -> float | None:
+            word, _, status = line.partition(b" ")
+            if word != _STAGE_WORD or status != b"0":
+                return None
+            try:
+                state.cpu_base = cgroup.cpu_time() or 0.0
+                state.oom_base = cgroup.oom_kills()
+                limits = then.limits
+                cgroup.set_limits(
+                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
+                    pids_max=None if limits.processes is None
+                    else limits.processes + _BWRAP_PROCESSES)
+            except OSError as error:
+                state.error = f"cannot apply the run's limits to its cgroup: {error}"
+                return None
+            state.switched = True
+            return then.limits.wall_time
+
+        def kill_tree(pid: int, alive: bool) -> None:
+            cgroup.kill_all()
+            kill_group_and_descendants(pid, alive=alive)
+
+        def watch() -> str | None:
+            limit = then.limits.cpu_time
+            used = cgroup.cpu_time()
+            if state.switched and limit is not None and used is not None \
+                    and used - state.cpu_base > limit:
+                return f"CPU time of the process tree exceeded {limit:g}s"
+            return None
+
+        try:
+            seen = supervise(
+                argv, cwd=first.scratch, env={"PATH": os.defpath}, stdin=None,
+                wall_time=first.limits.wall_time, output_bytes=first.limits.output_bytes,
+                kill_tree=kill_tree,
+                watch=watch if then.limits.cpu_time is not None else None,
+                stage=Stage(read_fd=read_fd, write_fd=write_fd, switch=switch),
+                then_output_bytes=then.limits.output_bytes,
+            )
+        except OSError as error:
+            return error_result(f"cannot start the sandbox: {error}",
+                                isolation=isolation_first + net), None
+        total_cpu = cgroup.cpu_time()
+        if seen.first_stage is None:
+            # The launch ended in its first stage (failed, timed out, or not let on).
+            problem = _setup_failure(seen)
+            if problem:
+                return error_result(problem, isolation=isolation_first + net), None
+            seen = _unfold_signal(seen)
+            timed_out = seen.timed_out or bool(seen.watch_reason)
+            done = to_result(seen, isolation=isolation_first + net, cpu_time=total_cpu,
+                             timed_out=timed_out,
+                             memory_exceeded=cgroup.oom_killed() and not timed_out)
+            ran = (error_result(state.error, isolation=isolation_then + net)
+                   if state.error else None)
+            return done, ran
+        done = to_result(seen.first_stage, isolation=isolation_first + net,
+                         cpu_time=state.cpu_base, timed_out=False, memory_exceeded=False)
+        problem = _setup_failure(seen)
+        if problem:
+            return done, error_result(problem, isolation=isolation_then + net)
+        seen = _unfold_signal(seen)
+        cpu = None if total_cpu is None else max(total_cpu - state.cpu_base, 0.0)
+        timed_out = (seen.timed_out or bool(seen.watch_reason)
+                     or cpu_limit_hit(seen, cpu_time=cpu, limit=then.limits.cpu_time))
+        memory_exceeded = cgroup.oom_killed(since=state.oom_base) and not timed_out
+        return done, to_result(seen, isolation=isolation_then + net, cpu_time=cpu,
+                               timed_out=timed_out, memory_exceeded=memory_exceeded)
+
+    def _bwrap_argv(self, request: ExecRequest,
+                    also: tuple[str, str | None] | None = None) -> list[str]:
+        """``also``: another program (and its PATH) the sandbox must be able to start."""
         limits = request.limits
         argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # Without a memory cgroup a private tmpfs would be unmetered memory: bound it.
@@ -220,8 +394,15 @@ class BwrapSandbox(Sandbox):
         for root in virtual:
             argv += ["--tmpfs", str(root)]
         covered = (*PRIVATE_DIRS, *virtual)
-        for hidden in _hidden_program_dirs(request.argv[0], request.env.get("PATH"), covered):
-            binds.append((hidden, hidden, False))
+        programs = [(request.argv[0], request.env.get("PATH"))]
+        if also is not None:
+            programs.append(also)
+        for program, path in programs:
+            for hidden in _hidden_program_dirs(program, path, covered):
+                # Already visible through a bind at or above it (the scratch dir, when the
+                # program was built there): a read-only bind of its own would hide that one.
+                if not any(hidden.is_relative_to(target) for _, target, _ in binds):
+                    binds.append((hidden, hidden, False))
         # Parents before children, so a nested mount is not hidden by the one around it.
         for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
             argv += ["--bind" if writable else "--ro-bind", str(source), str(target)]
@@ -239,6 +420,27 @@ class BwrapSandbox(Sandbox):
 
 
 PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
+
+
+@dataclass
+class _Switch:
+    """What the host did when a staged run's first stage ended."""
+
+    switched: bool = False
+    cpu_base: float = 0.0
+    oom_base: int = 0
+    error: str = ""
+
+
+def _merged_mounts(first: ExecRequest, then: ExecRequest) -> tuple[Mount, ...] | None:
+    """The mounts of both requests, for one launch; None when they disagree about a target."""
+    merged = {m.target: m for m in first.mounts}
+    for mount in then.mounts:
+        known = merged.get(mount.target)
+        if known is not None and known != mount:
+            return None
+        merged[mount.target] = mount
+    return tuple(merged.values())
 
 
 def _virtual_roots(targets: list[Path], scratch: Path) -> list[Path]:

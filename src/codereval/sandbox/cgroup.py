@@ -142,6 +142,25 @@ class RunCgroup:
             raise
         return group
 
+    def set_limits(self, *, memory_bytes: int | None, pids_max: int | None) -> None:
+        """Change the limits of a cgroup in use (between the stages of a staged run). Lowering
+        the memory limit makes the kernel reclaim what is charged above it (page cache of the
+        first stage's files); OSError if it cannot."""
+        if "memory" in self.dirs:
+            memory = self.dirs["memory"]
+            value = str(memory_bytes) if memory_bytes is not None else "-1"
+            current = int(_read(self.file("memory", "memory.limit_in_bytes")))
+            files = ["memory.limit_in_bytes"]
+            if (memory / "memory.memsw.limit_in_bytes").exists():
+                # memory+swap may never be below memory: lower memory first, raise it last.
+                lowering = memory_bytes is not None and memory_bytes < current
+                files = (["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"] if lowering
+                         else ["memory.memsw.limit_in_bytes", "memory.limit_in_bytes"])
+            for name in files:
+                _write(self.file("memory", name), value)
+        if "pids" in self.dirs:
+            _write(self.file("pids", "pids.max"), str(pids_max) if pids_max is not None else "max")
+
     @property
     def controllers(self) -> tuple[str, ...]:
         return tuple(c for c in CONTROLLERS if c in self.dirs)
