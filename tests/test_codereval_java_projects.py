@@ -168,6 +168,26 @@ SOLUTION = """class Solution {
 TASK_ID = "6367672d1a6d9265ec017c99"
 
 
+def write_logger_inputs(
+    tmp_path: Path, task_id: str, *, signature: str, level: str,
+    generated: list[tuple[str, str, bool]],
+) -> tuple[Path, Path]:
+    """An official result file (one `shouldPrintMessage` task of "interviews-master" with the
+    given (code, errormessage, is_pass) samples) and its prompt file, as prepare reads them."""
+    rows = [{"_id": task_id, "method_name": "shouldPrintMessage",
+             "project_name": "interviews-master", "code_level": level, "docstring": "",
+             "generate_results": [
+                 {"generate_code": code, "errormessage": error, "is_pass": passed}
+                 for code, error, passed in generated]}]
+    results = tmp_path / "Raw_Input.jsonl_out.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    prompts = tmp_path / "CEJavaRaw.jsonl"
+    doc = "/** Returns true if the message should be printed. */"
+    prompts.write_text(json.dumps({"question_id": task_id, "input": doc + "\n" + signature,
+                                   "signature": signature, "docstring": doc}) + "\n")
+    return results, prompts
+
+
 @pytest.mark.slow
 @needs_java
 def test_a_folder_of_programs_compiles_file_by_file_and_gold_says_the_reference_compiles(
@@ -192,18 +212,9 @@ def test_a_folder_of_programs_compiles_file_by_file_and_gold_says_the_reference_
     signature = "public boolean shouldPrintMessage(int timestamp, String message){"
     good = ("public boolean shouldPrintMessage(int timestamp, String message) {\n"
             "    return map.putIfAbsent(message, timestamp) == null;\n}")
-    rows = [{"_id": TASK_ID, "method_name": "shouldPrintMessage",
-             "project_name": "interviews-master", "code_level": "self_contained",
-             "docstring": "", "generate_results": [
-                 {"generate_code": good, "errormessage": "", "is_pass": True},
-                 {"generate_code": good.replace("map.", "cache."),
-                  "errormessage": "compile error", "is_pass": False}]}]
-    results = tmp_path / "Raw_Input.jsonl_out.jsonl"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    prompts = tmp_path / "CEJavaRaw.jsonl"
-    doc = "/** Returns true if the message should be printed. */"
-    prompts.write_text(json.dumps({"question_id": TASK_ID, "input": doc + "\n" + signature,
-                                   "signature": signature, "docstring": doc}) + "\n")
+    results, prompts = write_logger_inputs(
+        tmp_path, TASK_ID, signature=signature, level="self_contained",
+        generated=[(good, "", True), (good.replace("map.", "cache."), "compile error", False)])
     bench = tmp_path / "bench"
     done = run_cli("prepare", "codereval-java", "--results", results, "--prompts", prompts,
                    "--checkouts", tmp_path / "checkouts", "--manifest", manifest, "--out", bench)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_codereval_java_projects import _git, needs_java
+from test_codereval_java_projects import _git, needs_java, write_logger_inputs
 
 from codereval.environments.base import load_manifest
 from codereval.environments.edits import EditFailed, SourceEdit, apply_edits, parse_edits
@@ -213,18 +213,9 @@ def test_prepare_places_the_edited_copy_and_samples_compile_as_on_the_platform(
         "public boolean shouldPrintMessage(int timestamp,String message){\n"
         "    Map<String, Integer> seen = messages;\n    return seen.isEmpty();\n}",
     ]
-    rows = [{"_id": TASK_ID, "method_name": "shouldPrintMessage",
-             "project_name": "interviews-master", "code_level": "class_runnable",
-             "docstring": "", "generate_results": [
-                 {"generate_code": samples[0], "errormessage": "exec error!", "is_pass": False},
-                 {"generate_code": samples[1], "errormessage": "compile error",
-                  "is_pass": False}]}]
-    results = tmp_path / "Raw_Input.jsonl_out.jsonl"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    prompts = tmp_path / "CEJavaRaw.jsonl"
-    doc = "/** Returns true if the message should be printed. */"
-    prompts.write_text(json.dumps({"question_id": TASK_ID, "input": doc + "\n" + signature,
-                                   "signature": signature, "docstring": doc}) + "\n")
+    results, prompts = write_logger_inputs(
+        tmp_path, TASK_ID, signature=signature, level="class_runnable",
+        generated=[(samples[0], "exec error!", False), (samples[1], "compile error", False)])
     bench = tmp_path / "bench"
     done = run_cli("prepare", "codereval-java", "--results", results, "--prompts", prompts,
                    "--checkouts", tmp_path / "checkouts", "--manifest", manifest, "--out", bench)
