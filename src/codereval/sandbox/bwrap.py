@@ -42,7 +42,7 @@ from codereval.sandbox._supervise import (
     kill_group_and_descendants,
     supervise,
 )
-from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
+from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
 from codereval.sandbox.cgroup import (
     JOIN_FAILED,
     JOIN_FAILED_STATUS,
@@ -121,12 +121,7 @@ class BwrapSandbox(Sandbox):
         cgroup: RunCgroup | None = None
         if self._cgroups:
             try:
-                cgroup = RunCgroup.create(
-                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
-                    pids_max=None
-                    if limits.processes is None
-                    else limits.processes + _BWRAP_PROCESSES,
-                )
+                cgroup = RunCgroup.create(**_cgroup_limits(limits))
             except OSError as error:
                 return error_result(f"cannot create the run's cgroup: {error}", isolation="bwrap")
         try:
@@ -135,12 +130,9 @@ class BwrapSandbox(Sandbox):
             # e.g. the cgroup vanished under us: the sandbox failed, not the command.
             result = error_result(f"sandbox failure: {error}", isolation="bwrap")
         finally:
-            if cgroup is not None:
-                survivors = not cgroup.kill_all()
-                leftover = not cgroup.remove()
-        if cgroup is not None and (survivors or leftover):
-            what = "processes survived the kill" if survivors else "cannot remove the cgroup"
-            result = replace(result, sandbox_error=f"{what} in {cgroup.dirs}")
+            problem = _empty_and_remove(cgroup) if cgroup is not None else ""
+        if problem:
+            result = replace(result, sandbox_error=problem)
         return result
 
     def _run(self, request: ExecRequest, cgroup: RunCgroup | None) -> ExecResult:
@@ -166,11 +158,6 @@ class BwrapSandbox(Sandbox):
         if cgroup is not None:
             argv = [*cgroup.join_prefix(self._sh), *argv]
 
-        def kill_tree(pid: int, alive: bool) -> None:
-            if cgroup is not None:
-                cgroup.kill_all()
-            kill_group_and_descendants(pid, alive=alive)
-
         def watch() -> str | None:
             used = cgroup.cpu_time() if cgroup is not None else None
             if used is not None and limits.cpu_time is not None and used > limits.cpu_time:
@@ -185,7 +172,7 @@ class BwrapSandbox(Sandbox):
                 stdin=request.stdin,
                 wall_time=limits.wall_time,
                 output_bytes=limits.output_bytes,
-                kill_tree=kill_tree,
+                kill_tree=functools.partial(_kill_tree, cgroup),
                 watch=watch if "cpuacct" in controllers and limits.cpu_time is not None else None,
             )
         except OSError as error:
@@ -228,13 +215,8 @@ class BwrapSandbox(Sandbox):
         mounts = _merged_mounts(first, then)
         if mounts is None or not self._can_stage(first, then):
             return super().run_staged(first, then)
-        limits = first.limits
         try:
-            cgroup = RunCgroup.create(
-                memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
-                pids_max=None if limits.processes is None
-                else limits.processes + _BWRAP_PROCESSES,
-            )
+            cgroup = RunCgroup.create(**_cgroup_limits(first.limits))
         except OSError as error:
             return error_result(f"cannot create the run's cgroup: {error}", isolation="bwrap"), None
         results: tuple[ExecResult, ExecResult | None]
@@ -243,15 +225,13 @@ class BwrapSandbox(Sandbox):
         except OSError as error:
             results = error_result(f"sandbox failure: {error}", isolation="bwrap"), None
         finally:
-            survivors = not cgroup.kill_all()
-            leftover = not cgroup.remove()
-        if survivors or leftover:
-            what = "processes survived the kill" if survivors else "cannot remove the cgroup"
+            problem = _empty_and_remove(cgroup)
+        if problem:
             done, ran = results
             if ran is None:
-                results = replace(done, sandbox_error=f"{what} in {cgroup.dirs}"), None
+                results = replace(done, sandbox_error=problem), None
             else:
-                results = done, replace(ran, sandbox_error=f"{what} in {cgroup.dirs}")
+                results = done, replace(ran, sandbox_error=problem)
         return results
 
     def _can_stage(self, first: ExecRequest, then: ExecRequest) -> bool:
@@ -312,20 +292,12 @@ class BwrapSandbox(Sandbox):
             try:
                 state.cpu_base = cgroup.cpu_time() or 0.0
                 state.oom_base = cgroup.oom_kills()
-                limits = then.limits
-                cgroup.set_limits(
-                    memory_bytes=None if limits.memory_mb is None else limits.memory_mb * _MIB,
-                    pids_max=None if limits.processes is None
-                    else limits.processes + _BWRAP_PROCESSES)
+                cgroup.set_limits(**_cgroup_limits(then.limits))
             except OSError as error:
                 state.error = f"cannot apply the run's limits to its cgroup: {error}"
                 return None
             state.switched = True
             return then.limits.wall_time
-
-        def kill_tree(pid: int, alive: bool) -> None:
-            cgroup.kill_all()
-            kill_group_and_descendants(pid, alive=alive)
 
         def watch() -> str | None:
             limit = then.limits.cpu_time
@@ -339,7 +311,7 @@ class BwrapSandbox(Sandbox):
             seen = supervise(
                 argv, cwd=first.scratch, env={"PATH": os.defpath}, stdin=None,
                 wall_time=first.limits.wall_time, output_bytes=first.limits.output_bytes,
-                kill_tree=kill_tree,
+                kill_tree=functools.partial(_kill_tree, cgroup),
                 watch=watch if then.limits.cpu_time is not None else None,
                 stage=Stage(read_fd=read_fd, write_fd=write_fd, switch=switch),
                 then_output_bytes=then.limits.output_bytes,
@@ -420,6 +392,33 @@ class BwrapSandbox(Sandbox):
 
 
 PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
+
+
+def _cgroup_limits(limits: Limits) -> dict[str, int | None]:
+    """A request's memory and process limits as its cgroup holds them (bwrap's own two
+    processes count against the pids limit)."""
+    return {
+        "memory_bytes": None if limits.memory_mb is None else limits.memory_mb * _MIB,
+        "pids_max": None if limits.processes is None else limits.processes + _BWRAP_PROCESSES,
+    }
+
+
+def _kill_tree(cgroup: RunCgroup | None, pid: int, alive: bool) -> None:
+    """Everything a launch started: its cgroup's members, then its process tree."""
+    if cgroup is not None:
+        cgroup.kill_all()
+    kill_group_and_descendants(pid, alive=alive)
+
+
+def _empty_and_remove(cgroup: RunCgroup) -> str:
+    """Kill what is left in a finished launch's cgroup and remove it; what went wrong, if
+    anything, as the result's sandbox error."""
+    survivors = not cgroup.kill_all()
+    leftover = not cgroup.remove()
+    if not (survivors or leftover):
+        return ""
+    what = "processes survived the kill" if survivors else "cannot remove the cgroup"
+    return f"{what} in {cgroup.dirs}"
 
 
 @dataclass
