@@ -21,6 +21,30 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+UNGROUPED = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Tests that share an xdist_group must run on one worker: the fork-bomb checks count a
+    # bomb's processes host-wide, the Ray tests share one cluster. pytest-xdist marks a grouped
+    # test by suffixing its node id with "@group"; a pytest whose node ids ignore that
+    # (pytest-xdist#1386) would quietly spread a group over the workers.
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid:
+            item.stash[UNGROUPED] = (
+                f"--dist loadgroup does not group this test with pytest {pytest.__version__} "
+                "and this pytest-xdist (pytest-xdist#1386): install the versions pyproject.toml "
+                "pins (make test)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if UNGROUPED in item.stash:
+        pytest.fail(item.stash[UNGROUPED], pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -7,6 +7,7 @@ versions of the three bugs are built once per session; the tests read the outcom
 from __future__ import annotations
 
 import json
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,15 +24,17 @@ from codereval.runners.coderujb import DD_NOT_RUN, CoderUjbRunner
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
 
-# The fork-bomb check counts the bomb's processes host-wide: whatever else runs the built-in
-# fork bombs (this file's fixture on another xdist worker, the demo in the wheel smoke test)
-# must not run beside it, so they share one worker.
+# The fork bombs run here sleep for a duration no other run uses (BOMB_SLEEP), so the check
+# that none outlived its sample counts only this session's; the group keeps this file's
+# session fixture to one worker (tests/conftest.py fails the tests if xdist cannot group).
 pytestmark = [pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK"),
               pytest.mark.xdist_group("mini-coderujb-fork-bombs")]
 
 MINI = builtin_dir("mini_coderujb")
 LIMITS = Limits(wall_time=8.0, memory_mb=768)
 ESCAPED = Path("/var/tmp/codereval-ujb-escaped")
+# The built-in bombs start `sleep 6071`; here each starts `sleep 6071<pid>`.
+BOMB_SLEEP = f"6071{os.getpid()}"
 
 # What each built-in sample must come to (label -> verdict), whatever task it belongs to.
 EXPECTED: dict[str, set[Verdict]] = {
@@ -78,8 +81,12 @@ def labelled() -> list[tuple[Sample, str]]:
     rows = []
     for line in (MINI / "samples.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        rows.append((Sample(task_id=row["task_id"], index=row["index"], code=row["code"],
-                            raw=row["code"], model=row["model"]), row["label"]))
+        code = row["code"]
+        if row["label"] == "hostile-fork-bomb":
+            assert '"sleep", "6071"' in code
+            code = code.replace('"sleep", "6071"', f'"sleep", "{BOMB_SLEEP}"')
+        rows.append((Sample(task_id=row["task_id"], index=row["index"], code=code,
+                            raw=code, model=row["model"]), row["label"]))
     return rows
 
 
@@ -250,9 +257,7 @@ def test_hostile_samples_cost_only_their_own_verdict(
     outcomes: dict[tuple[str, str], Outcome],
 ) -> None:
     assert not ESCAPED.exists(), "a sample wrote outside its sandbox"
-    # The bomb's own processes: any command line merely containing "6071" (a hash in another
-    # worker's paths) is not one of them.
-    survivors = live_pids_with("sleep 6071", exact=True)
+    survivors = live_pids_with(f"sleep {BOMB_SLEEP}", exact=True)
     assert survivors == [], f"the fork bomb's processes outlived their sample: {survivors}"
     loop = outcomes[("fcg-langlite-1-abbreviate", "hostile-loop")]
     assert loop.wall_time is not None and loop.wall_time < LIMITS.wall_time + 5

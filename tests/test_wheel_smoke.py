@@ -11,8 +11,6 @@ from conftest import REPO
 
 
 @pytest.mark.slow
-# Its demo runs mini-coderujb's fork bombs: beside tests/test_coderujb_exec.py, not alongside.
-@pytest.mark.xdist_group("mini-coderujb-fork-bombs")
 def test_the_installed_wheel_runs_the_demo_and_the_api_example(
     shared_data: Path, tmp_path: Path
 ) -> None:
