@@ -11,6 +11,13 @@ Samples are each task's reference, repeated: every run does the full work of a p
 
     .venv/bin/python bench/python_engine.py [--benchmark mini-python] [--repeat 3]
         [--import-costs 50,200,500]
+    CODEREVAL_HOME=... .venv/bin/python bench/python_engine.py --prepared bench/codereval-python \
+        --repeat 3 --timeout 60 --import-costs '' --no-breakdown
+
+With --prepared (a directory `codereval prepare codereval-python` wrote, on real projects) the
+tasks are CoderEval's own, tested by their official test modules; the baseline then does what
+the platform did with them: put the sample into the task's `_passk_validte` module inside the
+project and run that module with the project's interpreter, judged by exit code.
 
 Without the built-in mini benchmark (or with --generated) a small generated project is used.
 Then, for each --import-costs value, a generated project whose third-party dependency takes
@@ -30,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codereval.engine import Benchmark, EvalOptions, evaluate
@@ -41,8 +48,8 @@ from codereval.environments.python import (
     is_sealed,
     venv_python,
 )
-from codereval.inject import inject_at
-from codereval.model import Sample, Task, TestKind, Verdict
+from codereval.inject import InjectionError, inject_at, inject_last_def
+from codereval.model import Sample, Stage, Task, TestKind, Verdict
 from codereval.sandbox import ExecRequest, Mount, get_sandbox
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
 
@@ -61,6 +68,8 @@ class Inputs:
     name: str
     tasks: list[Task]
     manifest: Path
+    # The official tests of a prepared CoderEval benchmark (its repos/ folder is below it).
+    tests_dir: Path | None = None
 
 
 SLOW_IMPORT = """\
@@ -139,6 +148,18 @@ def builtin_inputs(name: str) -> Inputs | None:
 
 
 RUNNABLE = (TestKind.SCRIPT, TestKind.PYTEST)
+OFFICIAL = (TestKind.CODEREVAL_MODULE, TestKind.CODEREVAL_STANDALONE)
+
+
+def prepared_inputs(path: Path) -> Inputs:
+    """The ready tasks of a prepared CoderEval benchmark, with its official tests."""
+    from codereval.api import open_benchmark
+
+    bench = open_benchmark(prepared=path)
+    assert bench.projects is not None
+    tasks = [t for t in bench.tasks if t.test is not None and t.test.kind in OFFICIAL]
+    return Inputs(name=f"CoderEval (prepared: {path.name})", tasks=tasks,
+                  manifest=bench.projects, tests_dir=bench.tests_dir)
 
 
 def reference_samples(tasks: list[Task], repeat: int) -> list[Sample]:
@@ -153,7 +174,8 @@ def reference_samples(tasks: list[Task], repeat: int) -> list[Sample]:
 
 
 def naive_run(
-    tasks: dict[str, Task], samples: list[Sample], envs: dict[str, Environment], timeout: float
+    tasks: dict[str, Task], samples: list[Sample], envs: dict[str, Environment], timeout: float,
+    tests_dir: Path | None = None,
 ) -> tuple[float, int]:
     """Sequential, in place in one copy per project, a fresh interpreter, judged by exit code."""
     scratch = Path(tempfile.mkdtemp(prefix="naive-"))
@@ -164,6 +186,10 @@ def naive_run(
         task = tasks[sample.task_id]
         assert task.location is not None and task.test is not None
         env = envs[task.project]
+        if task.test.kind in OFFICIAL:
+            assert tests_dir is not None
+            passed += naive_official(task, sample, env, tests_dir, scratch, copies, timeout)
+            continue
         if task.project not in copies:
             copies[task.project] = scratch / env.spec.slug
             shutil.copytree(env.source_dir, copies[task.project], symlinks=True)
@@ -199,6 +225,55 @@ def naive_run(
     elapsed = time.perf_counter() - started
     shutil.rmtree(scratch)
     return elapsed, passed
+
+
+def naive_official(task: Task, sample: Sample, env: Environment, tests_dir: Path, scratch: Path,
+                   copies: dict[str, Path], timeout: float) -> bool:
+    """One sample as the platform ran it: the sample written into the task's official test
+    module (a copy of the project file with its tests), placed in the project, and run."""
+    from codereval.runners.python import (
+        official_module_path,
+        official_standalone_path,
+        project_folder,
+    )
+
+    assert task.test is not None
+    explicit = task.test.path
+    if task.test.kind is TestKind.CODEREVAL_STANDALONE:
+        official = (tests_dir / explicit if explicit
+                    else tests_dir / "repos" / official_standalone_path(task))
+        project = scratch / "standalone"
+        project.mkdir(exist_ok=True)
+        rel = official.name
+        # The platform's container had the project importable, as our environments do.
+        path = f"{project}:{env.source_dir}"
+    else:
+        official = (tests_dir / explicit if explicit else tests_dir / "repos"
+                    / project_folder(task.project) / official_module_path(task))
+        if task.project not in copies:
+            copies[task.project] = scratch / env.spec.slug
+            shutil.copytree(env.source_dir, copies[task.project], symlinks=True)
+            subprocess.run(["chmod", "-R", "u+w", str(copies[task.project])], check=True)
+        project = copies[task.project]
+        rel = str(official.relative_to(tests_dir / "repos" / project_folder(task.project)))
+        path = str(project)
+    target = project / rel
+    try:
+        injected = inject_last_def(official.read_text(encoding="utf-8"), sample.code or "",
+                                   task.name)
+    except InjectionError:
+        return False  # our engine says infra_error: not run by either side
+    target.write_text(injected.text, encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [str(venv_python(env)), rel], cwd=project, capture_output=True, timeout=timeout,
+            env={"PYTHONPATH": path, "PATH": os.environ["PATH"]},
+        )
+        return done.returncode == 0
+    except subprocess.TimeoutExpired:
+        return False  # a timeout is a failure, as it was for the original
+    finally:
+        target.unlink()
 
 
 # --- overhead breakdown -------------------------------------------------------------------
@@ -256,6 +331,7 @@ def breakdown(
 @dataclass(frozen=True, kw_only=True)
 class Measured:
     n: int
+    tasks: int
     naive: tuple[float, int]
     # (executor, jobs) -> best (seconds, passed)
     ours: dict[tuple[str, int], tuple[float, int]]
@@ -276,7 +352,7 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
         nonlocal isolation
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
-            progress=False, rerun=True, executor=executor,
+            progress=False, rerun=True, executor=executor, tests_dir=inputs.tests_dir,
         )  # fmt: skip
         start = time.perf_counter()
         report = evaluate(benchmark=bench, samples=samples,
@@ -286,11 +362,23 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
         return elapsed, report.counts.get(Verdict.PASSED.value, 0)
 
     # Warm-up (untimed): builds or finds the project environments.
-    evaluate(
+    warm_up = evaluate(
         benchmark=bench, samples=[s for s in samples if s.index == 0], run_dir=root / "warm-up",
         options=EvalOptions(jobs=jobs_all, sandbox=args.sandbox, projects=inputs.manifest,
-                            timeout=args.timeout, progress=False, executor="fresh"),
+                            timeout=args.timeout, progress=False, executor="fresh",
+                            tests_dir=inputs.tests_dir),
     )  # fmt: skip
+    # A task whose project environment cannot be built here runs on neither side (the naive
+    # baseline would otherwise pick up some older build of the project and run it anyway).
+    unbuilt = {o.task_id for o in warm_up.outcomes
+               if o.verdict is Verdict.INFRA_ERROR and o.stage is Stage.ENVIRONMENT}
+    if unbuilt:
+        projects = sorted({t.project for t in inputs.tasks if t.task_id in unbuilt})
+        print(f"({len(unbuilt)} task(s) left out: no environment builds here for "
+              f"{', '.join(projects)})")
+        inputs = replace(inputs, tasks=[t for t in inputs.tasks if t.task_id not in unbuilt])
+        samples = [s for s in samples if s.task_id not in unbuilt]
+        bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
     cache = default_root()
     envs: dict[str, Environment] = {}
     for task in inputs.tasks:
@@ -304,7 +392,7 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
     loads: dict[str, float] = {}
     # Interleaved rounds, best of each: the machine is shared, so load comes and goes.
     for _ in range(args.rounds):
-        result = naive_run(by_id, samples, envs, args.timeout)
+        result = naive_run(by_id, samples, envs, args.timeout, inputs.tests_dir)
         if result < naive:
             naive, loads["naive"] = result, os.getloadavg()[0]
         for executor in ("fresh", "warm"):
@@ -313,13 +401,13 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
                 if result < ours.get((executor, jobs), (float("inf"), 0)):
                     ours[(executor, jobs)] = result
                     loads[f"{executor} {jobs}"] = os.getloadavg()[0]
-    return Measured(n=len(samples), naive=naive, ours=ours, isolation=isolation, envs=envs,
-                    loads=loads)
+    return Measured(n=len(samples), tasks=len(inputs.tasks), naive=naive, ours=ours,
+                    isolation=isolation, envs=envs, loads=loads)
 
 
 def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_all: int) -> None:
     n = got.n
-    print(f"\n{inputs.name}: {len(inputs.tasks)} tasks x {n // len(inputs.tasks)} = {n} samples "
+    print(f"\n{inputs.name}: {got.tasks} tasks x {n // got.tasks} = {n} samples "
           f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
           "rounds; 'load' is the 1-minute load average when the kept time was taken\n")
     print(f"{'':38} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
@@ -336,6 +424,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmark", default="mini-python")
     parser.add_argument("--generated", action="store_true", help="use the generated project")
+    parser.add_argument("--prepared", type=Path, default=None,
+                        help="a prepared CoderEval benchmark (real projects) instead")
     parser.add_argument("--repeat", type=int, default=3, help="samples per task")
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--sandbox", default="auto")
@@ -350,7 +440,10 @@ def main() -> None:
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
-    inputs = None if args.generated else builtin_inputs(args.benchmark)
+    if args.prepared is not None:
+        inputs: Inputs | None = prepared_inputs(args.prepared)
+    else:
+        inputs = None if args.generated else builtin_inputs(args.benchmark)
     inputs = inputs or generated_inputs(root)
     jobs_all = len(os.sched_getaffinity(0))
     got = measure(inputs, args, root / "main", jobs_all, args.repeat)
