@@ -31,6 +31,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tables import table
+
 from codereval.benchmarks.humanevalx import load_humanevalx
 from codereval.engine import Benchmark, EvalOptions, default_env_root, evaluate
 from codereval.model import Sample, Task, Verdict
@@ -188,13 +190,6 @@ def _go_env(go: GoToolchain) -> dict[str, str]:
     return env
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data" /
@@ -268,7 +263,7 @@ def main() -> None:
     rows.append(summary)
     print(f"sandbox: {ctx.sandbox.isolation}; jobs: {args.jobs}; cores: {os.cpu_count()}; "
           f"rounds: {args.rounds} (best kept); caches ready in {prepare_time:.1f} s")
-    print(_table(headers, rows))
+    print(table(headers, rows))
     print("load: 1-minute load average when the row's best round ended")
 
 

@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from tables import table
+
 from codereval.benchmarks.humanevalx import load_humanevalx
 from codereval.engine import default_env_root
 from codereval.java.compiler import JavaCompiler, WarmJavac
@@ -203,12 +205,9 @@ def main() -> None:
             if javac is not None:
                 javac.close()
     headers = ["language", "variant", *(f"{p} ms" for p in PHASES), "load"]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print(f"sandbox: {sandbox.isolation}; {args.tasks} tasks per language, one at a time, "
           f"best of {args.rounds}; median over tasks")
-    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
-    for row in rows:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+    print(table(headers, rows))
     print("sandboxed = compile and run requests in a launch each; one launch = both in one "
           "(what a compiled sample pays); load = 1-minute load average after the language")
 

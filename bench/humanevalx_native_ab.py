@@ -27,6 +27,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tables import table
+
 from codereval.benchmarks.humanevalx import load_humanevalx
 from codereval.engine import default_env_root
 from codereval.model import Outcome, Sample, Task, Verdict
@@ -107,12 +109,9 @@ def main() -> None:
                              f"{load:.1f}", "yes" if same else "NO"])
     headers = ["language", "config", "passed", "wall s", "ms/sample", "vs before", "load",
                "same verdicts"]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     print(f"{args.tasks} canonical solutions per language, {args.jobs} workers, best of "
           f"{args.rounds} alternating rounds; load = 1-minute load average after the best round")
-    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
-    for row in rows:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":
