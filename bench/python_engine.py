@@ -50,6 +50,7 @@ from codereval.environments.python import (
 )
 from codereval.inject import InjectionError, inject_at, inject_last_def
 from codereval.model import Sample, Stage, Task, TestKind, Verdict
+from codereval.runners.python import official_test_file
 from codereval.sandbox import ExecRequest, Mount, get_sandbox
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
 
@@ -231,31 +232,20 @@ def naive_official(task: Task, sample: Sample, env: Environment, tests_dir: Path
                    copies: dict[str, Path], timeout: float) -> bool:
     """One sample as the platform ran it: the sample written into the task's official test
     module (a copy of the project file with its tests), placed in the project, and run."""
-    from codereval.runners.python import (
-        official_module_path,
-        official_standalone_path,
-        project_folder,
-    )
-
     assert task.test is not None
-    explicit = task.test.path
-    if task.test.kind is TestKind.CODEREVAL_STANDALONE:
-        official = (tests_dir / explicit if explicit
-                    else tests_dir / "repos" / official_standalone_path(task))
+    standalone = task.test.kind is TestKind.CODEREVAL_STANDALONE
+    official, rel = official_test_file(task, tests_dir, standalone=standalone)
+    if standalone:
         project = scratch / "standalone"
         project.mkdir(exist_ok=True)
-        rel = official.name
         # The platform's container had the project importable, as our environments do.
         path = f"{project}:{env.source_dir}"
     else:
-        official = (tests_dir / explicit if explicit else tests_dir / "repos"
-                    / project_folder(task.project) / official_module_path(task))
         if task.project not in copies:
             copies[task.project] = scratch / env.spec.slug
             shutil.copytree(env.source_dir, copies[task.project], symlinks=True)
             subprocess.run(["chmod", "-R", "u+w", str(copies[task.project])], check=True)
         project = copies[task.project]
-        rel = str(official.relative_to(tests_dir / "repos" / project_folder(task.project)))
         path = str(project)
     target = project / rel
     try:

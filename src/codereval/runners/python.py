@@ -116,6 +116,23 @@ def official_standalone_path(task: Task) -> str:
     return f"{STANDALONE}/{stem}-{task.name}.py"
 
 
+def official_test_file(task: Task, tests_dir: Path, *, standalone: bool) -> tuple[Path, str]:
+    """Where a task's official test is (the test's own path when it names one, else the official
+    layout's below ``repos/``) and the path it runs under: a standalone file by its name, a
+    module by its path in the project (its layout path when the file lies elsewhere)."""
+    explicit = task.test.path if task.test is not None else ""
+    repos = tests_dir / "repos"
+    if standalone:
+        path = tests_dir / explicit if explicit else repos / official_standalone_path(task)
+        return path, path.name
+    project_dir = repos / project_folder(task.project)
+    rel = official_module_path(task)
+    path = tests_dir / explicit if explicit else project_dir / rel
+    if explicit and path.is_relative_to(project_dir):
+        rel = str(path.relative_to(project_dir))
+    return path, rel
+
+
 def project_folder(project: str) -> str:
     """``owner/repo`` -> ``owner---repo``, the project's folder below ``repos/``."""
     return project.replace("/", "---")
@@ -258,24 +275,20 @@ class PythonProjectRunner(Runner):
         repos = ctx.tests_dir / "repos"
         if not repos.is_dir():
             raise _Infra(f"no repos/ folder in the tests dir {ctx.tests_dir}")
-        explicit = task.test.path if task.test is not None else ""
-        if self._is_standalone_official(task, ctx):
-            path = ctx.tests_dir / explicit if explicit else repos / official_standalone_path(task)
+        standalone = self._is_standalone_official(task, ctx)
+        path, rel = official_test_file(task, ctx.tests_dir, standalone=standalone)
+        if standalone:
             if not path.is_file():
                 raise _Infra(f"standalone test not found: {path}")
             injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
             return _Plan(
-                base=None, changed={path.name: injected.text}, target=path.name,
+                base=None, changed={rel: injected.text}, target=rel,
                 span=(injected.start, injected.end), test_func=f"test_{task.name}",
                 # The original ran the file and nothing else: a test never called passed.
                 call_test_func="__name__" not in injected.text and not ctx.compat,
                 view=STANDALONE,
             )
         project_dir = repos / project_folder(task.project)
-        rel = official_module_path(task)
-        path = ctx.tests_dir / explicit if explicit else project_dir / rel
-        if explicit and path.is_relative_to(project_dir):
-            rel = str(path.relative_to(project_dir))
         if not path.is_file():
             raise _Infra(f"official test module not found: {path}")
         injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
