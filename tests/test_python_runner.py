@@ -146,6 +146,8 @@ def test_verdicts_and_hostile_samples_never_pass_and_leave_the_base_alone(
         assert label in by_label
     assert {path.name: tree_hash(path) for path in envs} == before
     assert tree_hash(data.mini_python_tests_dir()) == official_before
+    # Workspaces kept for reuse go when the evaluation ends.
+    runner.close()
     assert not list((tmp_path / "work").iterdir()), "workspaces must be removed"
 
 
@@ -205,3 +207,49 @@ def test_a_pass_needs_this_runs_marker() -> None:
     assert forged.verdict is Verdict.FAILED and "without the run's marker" in forged.detail
     real = _judge(result(f"\n{marker}\n".encode()), {"status": "passed"}, marker, outcome)
     assert real.verdict is Verdict.PASSED
+
+
+# Module-level code after the sample's function: the project's root is the module's grandparent.
+_ROOT = ("\nimport os as _os\n"
+         "_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))\n")
+_LEAVE = _ROOT + "open(_os.path.join(_root, 'left-behind.txt'), 'w').close()\n"
+_CHECK = _ROOT + "assert not _os.path.exists(_os.path.join(_root, 'left-behind.txt')), 'seen'\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_a_file_a_sample_leaves_in_its_project_is_never_seen_by_the_next_sample(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path,
+    executor: str,
+) -> None:
+    """Workspaces are kept between samples of a project; one a sample changed is not."""
+    _bwrap_or_skip()
+    task = next(t for t in tasks.values() if t.name == "normalize_whitespace")
+    reference = next(s for label, s in samples
+                     if label == "reference" and s.task_id == task.task_id)
+    code = reference.code or ""
+    runner = PythonProjectRunner(reuse_workspaces=True)
+    ctx = _context(env_root, tmp_path / "work")
+    pool = None
+    if executor == "warm":
+        from codereval.sandbox.warm import WarmPool
+        pool = WarmPool(sandbox=ctx.sandbox, root=tmp_path / "work" / "warm")
+        ctx = RunContext(sandbox=ctx.sandbox, limits=LIMITS, work_root=ctx.work_root,
+                         env_root=env_root, tests_dir=ctx.tests_dir, warm=pool)
+    try:
+        verdicts = []
+        for index, text in enumerate([code, code + _CHECK, code + _LEAVE, code + _CHECK,
+                                      code + _CHECK]):
+            sample = reference.model_copy(update={"index": index, "code": text})
+            outcome = runner.run(task, sample, ctx)
+            assert outcome.provenance.executor == executor
+            verdicts.append(outcome.verdict)
+        assert verdicts == [Verdict.PASSED] * 5
+        cache = runner._workspace_cache(ctx)
+        assert cache is not None
+        # Clean samples handed their workspace on; the one that wrote in it was not reused.
+        assert cache.stats.reused == 3 and cache.stats.discarded == 1, cache.stats
+    finally:
+        runner.close()
+        if pool is not None:
+            pool.close()

@@ -41,10 +41,14 @@ def choose_strategy(isolation: str, *, sealed: bool) -> str:
 
 
 def make_workspace(
-    base: Path, dest: Path, *, changed: Mapping[str, str], strategy: str = "copy"
+    base: Path, dest: Path, *, changed: Mapping[str, str], strategy: str = "copy",
+    strict: bool = False,
 ) -> Path:
     """Create ``dest`` as a private view of ``base`` with ``changed`` files (relative path ->
-    text) written as real files. ``dest`` must not exist yet."""
+    text) written as real files. ``dest`` must not exist yet.
+
+    ``strict``: a file that cannot be hard-linked raises instead of being copied (a reused
+    workspace relies on every file being the base's sealed inode)."""
     if strategy not in STRATEGIES:
         raise UserError(f"unknown workspace strategy {strategy!r}", hint=f"one of {STRATEGIES}")
     dest.mkdir(parents=True)
@@ -69,7 +73,7 @@ def make_workspace(
             if rel in changed_paths or name.endswith(".pyc"):
                 continue
             src = os.path.join(dirpath, name)
-            _place(src, str(out_dir / name), strategy=strategy)
+            place(src, str(out_dir / name), strategy=strategy, strict=strict)
     for rel, text in changed.items():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +81,8 @@ def make_workspace(
     return dest
 
 
-def _place(src: str, dst: str, *, strategy: str) -> None:
+def place(src: str, dst: str, *, strategy: str, strict: bool = False) -> None:
+    """Put one file of the base at ``dst`` the strategy's way."""
     if os.path.islink(src):
         os.symlink(os.readlink(src), dst)
     elif strategy == "symlink":
@@ -86,6 +91,8 @@ def _place(src: str, dst: str, *, strategy: str) -> None:
         try:
             os.link(src, dst)
         except OSError:  # another filesystem, or links not allowed: a copy is always safe
+            if strict:
+                raise
             shutil.copyfile(src, dst)
     else:
         shutil.copyfile(src, dst)

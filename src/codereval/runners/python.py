@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import threading
 import uuid
@@ -53,11 +54,17 @@ from codereval.runners.base import RunContext, Runner
 from codereval.runners.platform import OfficialPlatform, official_platform
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
+from codereval.workspace_cache import Lease, WorkspaceCache
 
 if TYPE_CHECKING:
     from codereval.sandbox.warm import Slot
 
+log = logging.getLogger(__name__)
+
 TAIL_CHARS = 4000
+# Workspaces kept for reuse per evaluation: enough for each of a few jobs to find its
+# project's while samples of neighbouring tasks interleave.
+WORKSPACES_KEPT = 8
 # What the harness wrapper imports: loaded once in a warm worker, not once per sample.
 WARM_STDLIB = ("json", "runpy", "traceback")
 INLINE_TEST = "test_codereval_inline.py"
@@ -145,10 +152,16 @@ def _env_cache_root(env_root: Path) -> Path:
 class PythonProjectRunner(Runner):
     name = "python-project"
 
-    def __init__(self) -> None:
+    def __init__(self, *, reuse_workspaces: bool | None = None) -> None:
         self._envs: dict[str, Environment | None] = {}
         self._seal_cache: dict[str, bool] = {}
         self._lock = threading.Lock()
+        # Hard-linked workspaces kept between samples of a project (workspace_cache.py);
+        # CODEREVAL_WORKSPACE_REUSE=0 makes every sample's anew, to compare.
+        if reuse_workspaces is None:
+            reuse_workspaces = os.environ.get("CODEREVAL_WORKSPACE_REUSE", "1") != "0"
+        self._reuse_workspaces = reuse_workspaces
+        self._workspaces: dict[Path, WorkspaceCache] = {}
         self._harness = resources.files("codereval.runners").joinpath(
             "python_harness.py"
         ).read_text(encoding="utf-8")
@@ -189,6 +202,30 @@ class PythonProjectRunner(Runner):
             if reason:
                 reasons[task.task_id] = reason
         return reasons
+
+    def _workspace_cache(self, ctx: RunContext) -> WorkspaceCache | None:
+        if not self._reuse_workspaces:
+            return None
+        with self._lock:
+            cache = self._workspaces.get(ctx.work_root)
+            if cache is None:
+                # Beside the samples' scratch, on its filesystem; no sandbox mounts it.
+                cache = WorkspaceCache(ctx.work_root / "kept-workspaces",
+                                       capacity=WORKSPACES_KEPT)
+                self._workspaces[ctx.work_root] = cache
+            return cache
+
+    def close(self) -> None:
+        with self._lock:
+            caches = list(self._workspaces.values())
+            self._workspaces.clear()
+        for cache in caches:
+            stats = cache.stats
+            log.info("workspaces: %d made, %d reused, %d kept after their sample, %d not (%s)",
+                     stats.made, stats.reused, stats.kept, stats.discarded,
+                     ", ".join(f"{k} {v}" for k, v in sorted(stats.discard_reasons.items()))
+                     or "-")
+            cache.close()
 
     def _sealed(self, env: Environment) -> bool:
         with self._lock:
@@ -356,10 +393,14 @@ class PythonProjectRunner(Runner):
         workspace = scratch / "project"
         scratch.mkdir(parents=True, exist_ok=True)
         (scratch / "tmp").mkdir()
+        lease: Lease | None = None
+        cache = self._workspace_cache(ctx) if strategy == "hardlink" else None
         if plan.base is None:
             workspace.mkdir()
             for rel, text in plan.changed.items():
                 (workspace / rel).write_text(text, encoding="utf-8")
+        elif cache is not None:
+            lease = cache.checkout(plan.base, workspace, plan.changed)
         else:
             make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy)
         python = self._interpreter(env)
@@ -416,6 +457,9 @@ class PythonProjectRunner(Runner):
         else:
             # The compat view mounts the official tree per sample: only a fresh sandbox can.
             result, executor = ctx.sandbox.run(request), "fresh"
+        if lease is not None and cache is not None:
+            # Every process of the sample is gone once the sandbox has returned.
+            cache.checkin(lease)
         report = _read_result(result_path)
         judged = _judge(result, report, marker, outcome)
         judged = judged.model_copy(update={
