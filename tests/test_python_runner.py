@@ -253,3 +253,21 @@ def test_a_file_a_sample_leaves_in_its_project_is_never_seen_by_the_next_sample(
         runner.close()
         if pool is not None:
             pool.close()
+
+
+def test_a_warm_worker_is_offered_what_the_projects_tests_import(
+    env_root: Path, tasks: dict[str, Task], tmp_path: Path
+) -> None:
+    runner = PythonProjectRunner()
+    ctx = _context(env_root, tmp_path, sandbox="none")
+    assert runner.prepare(list(tasks.values()), ctx) == {}
+    invoicer = next(t for t in tasks.values() if t.project == "acme/invoicer")
+    offered = runner._preload_imports(invoicer, ctx, runner._task_environment(invoicer, ctx))
+    # Submodules the tests reach through the project's modules, the standard library too...
+    assert {"dateutil.parser", "dateutil.relativedelta", "decimal", "unicodedata"} <= set(offered)
+    # ...never the project's own modules, which each sample imports with its own code.
+    assert not any(m.split(".")[0] == "invoicer" for m in offered)
+    # One list for every task of the environment: its samples share workers.
+    others = [t for t in tasks.values() if t.project == "acme/invoicer"]
+    assert {runner._preload_imports(t, ctx, runner._task_environment(t, ctx))
+            for t in others} == {offered}

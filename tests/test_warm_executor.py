@@ -27,7 +27,7 @@ from live_processes import live_pids_with
 from codereval.errors import UserError
 from codereval.sandbox import ExecRequest, ExecResult, Limits
 from codereval.sandbox.bwrap import BwrapSandbox
-from codereval.sandbox.warm import Preload, Slot, WarmPool, python_call
+from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, python_call
 
 PY = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
@@ -609,3 +609,92 @@ def test_the_fork_server_refuses_to_start_outside_its_own_pid_namespace() -> Non
         done = subprocess.run([sys.executable, str(path), "0"], capture_output=True, timeout=60)
     assert done.returncode == 70
     assert b"must run as pid 1" in done.stderr
+
+
+# --- preloading what the tests import ------------------------------------------------------
+
+IMPORTED = {
+    "alib.py": "VALUE = 'a'\n",
+    "blib.py": "VALUE = 'b'\n",
+    "clib.py": "import blib\nVALUE = 'c' + blib.VALUE\n",
+    "unused.py": "VALUE = 'never imported by the tests'\n",
+    "pkglib/__init__.py": "",
+    "pkglib/sub.py": "VALUE = 'sub'\n",
+    # Like six: a finder appended after the standard ones, for its own names only.
+    "sixlike.py": "import sys\nclass Finder:\n    def find_spec(self, *a, **k):\n"
+                  "        return None\nsys.meta_path.append(Finder())\n",
+    # A finder in front of the standard ones would change every import after it.
+    "frontlib.py": "import sys\nclass Finder:\n    def find_spec(self, *a, **k):\n"
+                   "        return None\nsys.meta_path.insert(0, Finder())\n",
+}
+
+
+@pytest.fixture(scope="module")
+def venv_imports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("venv-imports")
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(root / "env")], check=True)
+    site = next((root / "env" / "lib").glob("python3*/site-packages"))
+    for name, text in IMPORTED.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    return root / "env" / "bin" / "python"
+
+
+def _preloaded_in_child(tmp_path: Path, python: Path, imports: tuple[str, ...],
+                        script: str, beside: dict[str, str] | None = None
+                        ) -> tuple[ExecResult, WarmWorker]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    try:
+        with pool.slot() as slot:
+            scratch = slot.new_scratch()
+            (scratch / "test.py").write_text(script)
+            for name, text in (beside or {}).items():
+                (scratch / name).write_text(text)
+            request = ExecRequest(argv=(str(python), str(scratch / "test.py")), cwd=scratch,
+                                  scratch=scratch, env={"PATH": "/usr/bin:/bin"})
+            result, executor = slot.run(request, project_dirs=[project], imports=imports)
+            assert executor == "warm", result
+        return result, pool.workers()[0]
+    finally:
+        pool.close()
+
+
+def test_the_modules_the_tests_import_are_preloaded_submodules_and_stdlib_too(
+    tmp_path: Path, venv_imports: Path
+) -> None:
+    imports = ("email.mime.text", "pkglib.sub", "alib", "sixlike", "frontlib",
+               "pkglib.not_a_module")
+    script = ("import sys\nprint(sorted(m for m in ('email.mime.text', 'pkglib.sub', 'alib', "
+              "'sixlike', 'frontlib', 'unused') if m in sys.modules))\n")
+    result, worker = _preloaded_in_child(tmp_path, venv_imports, imports, script)
+    assert result.exit_code == 0, result
+    # Given the tests' imports, the worker preloads those, not every installed module.
+    assert result.stdout == b"['alib', 'email.mime.text', 'pkglib.sub', 'sixlike']\n"
+    assert "import hooks before the standard ones" in worker.skipped["frontlib"]
+    assert worker.skipped["pkglib.not_a_module"].startswith("import failed")
+    assert "unused" not in worker.skipped
+
+
+def test_a_shadowed_preload_forgets_what_was_imported_from_it_on_and_keeps_the_rest(
+    tmp_path: Path, venv_imports: Path
+) -> None:
+    """blib.py beside the script shadows the preloaded blib: the sample must get the local
+    one, and so must clib, which imported blib when it was preloaded; alib, preloaded before
+    blib existed, cannot refer to it and stays."""
+    script = ("import sys\nkept = [m for m in ('alib', 'blib', 'clib') if m in sys.modules]\n"
+              "import alib, clib\nprint(kept, alib.VALUE, clib.VALUE)\n")
+    result, worker = _preloaded_in_child(
+        tmp_path, venv_imports, ("alib", "blib", "clib"), script,
+        beside={"blib.py": "VALUE = 'local'\n"})
+    assert worker.preloaded == ["alib", "blib", "clib"]
+    assert result.stdout == b"['alib'] a clocal\n", result
+    # What a fresh interpreter prints for the same files.
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "blib.py").write_text("VALUE = 'local'\n")
+    (tmp_path / "alone" / "test.py").write_text(
+        "import alib, clib\nprint(alib.VALUE, clib.VALUE)\n")
+    plain = subprocess.run([str(venv_imports), str(tmp_path / "alone" / "test.py")],
+                           capture_output=True, text=True)
+    assert plain.stdout == "a clocal\n"

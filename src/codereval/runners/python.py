@@ -52,6 +52,7 @@ from codereval.model import (
 )
 from codereval.runners.base import RunContext, Runner
 from codereval.runners.platform import OfficialPlatform, official_platform
+from codereval.runners.python_imports import ImportClosure, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
 from codereval.workspace_cache import Lease, WorkspaceCache
@@ -162,6 +163,11 @@ class PythonProjectRunner(Runner):
             reuse_workspaces = os.environ.get("CODEREVAL_WORKSPACE_REUSE", "1") != "0"
         self._reuse_workspaces = reuse_workspaces
         self._workspaces: dict[Path, WorkspaceCache] = {}
+        # Per (environment, standalone): the evaluation's tasks, and what their tests import
+        # (read once, when the first of their samples runs warm; see python_imports.py).
+        self._import_lock = threading.Lock()
+        self._tasks_by_group: dict[tuple[str, bool], list[Task]] = {}
+        self._imports: dict[tuple[str, bool], tuple[str, ...]] = {}
         self._harness = resources.files("codereval.runners").joinpath(
             "python_harness.py"
         ).read_text(encoding="utf-8")
@@ -201,7 +207,68 @@ class PythonProjectRunner(Runner):
             reason = self._unrunnable(task, ctx)
             if reason:
                 reasons[task.task_id] = reason
+            else:
+                group = self._import_group(task, ctx)
+                self._tasks_by_group.setdefault(group, []).append(task)
         return reasons
+
+    def _import_group(self, task: Task, ctx: RunContext) -> tuple[str, bool]:
+        """Tasks whose samples share warm workers: one environment, standalone or not."""
+        return _fingerprint(self._task_environment(task, ctx)), self._is_standalone_official(
+            task, ctx)
+
+    def _preload_imports(self, task: Task, ctx: RunContext, env: Environment | None
+                         ) -> tuple[str, ...]:
+        """What the tests of the task's group import from outside the project: candidates the
+        warm worker probes and preloads. The same for every sample of the group, so its
+        samples share workers."""
+        group = self._import_group(task, ctx)
+        with self._import_lock:
+            known = self._imports.get(group)
+            if known is None:
+                tasks = self._tasks_by_group.get(group) or [task]
+                project = None if group[1] else self._base_of(env, task, ctx)
+                closure = ImportClosure(project)
+                folders: set[Path] = set() if project is None else {project}
+                for each in tasks:
+                    for path, rel, text in self._entry_files(each, ctx, project):
+                        closure.add_file(path, rel=rel, text=text)
+                        if project is not None and rel is not None:
+                            folders.add((project / rel).parent)
+                # A name the tests' own folders hold is theirs in a fresh interpreter: never
+                # preloaded, or each sample would forget the preload (warm_server._shadowed).
+                local = shadowing_names(folders)
+                known = self._imports[group] = tuple(
+                    m for m in closure.modules() if m.split(".", 1)[0] not in local)
+                log.debug("preload candidates for %s: %d modules", group[0], len(known))
+            return known
+
+    @staticmethod
+    def _base_of(env: Environment | None, task: Task, ctx: RunContext) -> Path | None:
+        if env is not None and env.ready:
+            return env.source_dir
+        if ctx.tests_dir is not None:
+            return ctx.tests_dir / "repos" / project_folder(task.project)
+        return None
+
+    def _entry_files(self, task: Task, ctx: RunContext, project: Path | None
+                     ) -> list[tuple[Path, str | None, str | None]]:
+        """(path, where it runs in the project, inline text) of the files a task's test runs
+        first: the test and the file the sample goes into."""
+        test, location = task.test, task.location
+        files: list[tuple[Path, str | None, str | None]] = []
+        if test is None or test.kind in OFFICIAL_KINDS:
+            if ctx.tests_dir is not None:
+                standalone = self._is_standalone_official(task, ctx)
+                path, rel = official_test_file(task, ctx.tests_dir, standalone=standalone)
+                files.append((path, None if standalone else rel, None))
+        elif test.code:
+            files.append((Path(INLINE_TEST), INLINE_TEST, test.code))
+        elif test.path and project is not None:
+            files.append((project / test.path, test.path, None))
+        if project is not None and location is not None:
+            files.append((project / location.file_path, location.file_path, None))
+        return files
 
     def _workspace_cache(self, ctx: RunContext) -> WorkspaceCache | None:
         if not self._reuse_workspaces:
@@ -378,14 +445,14 @@ class PythonProjectRunner(Runner):
             scratch = (slot.new_scratch() if slot is not None
                        else ctx.work_root / f"py-{uuid.uuid4().hex}")
             try:
-                return self._execute(plan, env, ctx, scratch, outcome, slot)
+                return self._execute(task, plan, env, ctx, scratch, outcome, slot)
             except (_Infra, OSError) as exc:
                 return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
             finally:
                 remove_tree(scratch)
 
     def _execute(
-        self, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
+        self, task: Task, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
         outcome: Callable[..., Outcome], slot: Slot | None,
     ) -> Outcome:
         sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
@@ -453,6 +520,7 @@ class PythonProjectRunner(Runner):
             # The project tree is never preloaded (it changes per sample): only what it uses.
             project_dirs = [plan.base] if plan.base is not None else []
             result, executor = slot.run(request, stdlib=WARM_STDLIB, project_dirs=project_dirs,
+                                        imports=self._preload_imports(task, ctx, env),
                                         scripts=(self._harness,))
         else:
             # The compat view mounts the official tree per sample: only a fresh sandbox can.

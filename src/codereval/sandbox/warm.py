@@ -148,6 +148,8 @@ class WorkerKey:
     network: bool
     stdlib: tuple[str, ...]
     project_dirs: tuple[str, ...]
+    # Modules the project's tests import, candidates for the auto preload (python_imports.py).
+    imports: tuple[str, ...] = ()
     # Sources of our own scripts (the harness) the server compiles once for all its samples.
     scripts: tuple[str, ...] = ()
     # A scratch outside every slot (the Sandbox adapter's callers): bound into this worker only.
@@ -240,7 +242,10 @@ class WarmWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._cleaning = False
+        started = time.monotonic()
         self._start(limits, preload, trusted)
+        log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not",
+                  key.python, time.monotonic() - started, len(self.preloaded), len(self.skipped))
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -298,11 +303,12 @@ class WarmWorker:
         child.close()
         self._sock = host
         config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  "imports": list(key.imports),
                   "scripts": list(key.scripts),
                   "environ": dict(key.env),
                   # Third-party modules are a project's; a bare interpreter gets the stdlib.
-                  "preload": "none" if trusted is not None or not key.project_dirs
-                  else preload.config(),
+                  "preload": "none" if trusted is not None
+                  or not (key.project_dirs or key.imports) else preload.config(),
                   "trusted": list(trusted or [])}
         try:
             _send(host, config)
@@ -690,7 +696,7 @@ class Slot:
         return ""
 
     def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
-            project_dirs: Sequence[Path] = (),
+            project_dirs: Sequence[Path] = (), imports: Sequence[str] = (),
             scripts: Sequence[str] = ()) -> tuple[ExecResult, str]:
         """Run the request; returns the result and the executor that produced it.
 
@@ -700,6 +706,7 @@ class Slot:
         """
         return self.pool._run(self, request, stdlib=tuple(stdlib),
                               project_dirs=tuple(str(p) for p in project_dirs),
+                              imports=tuple(imports),
                               scripts=tuple(scripts))
 
 
@@ -773,8 +780,8 @@ class WarmPool:
                 self._state.free.append(index)
 
     def _run(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
-             project_dirs: tuple[str, ...], scripts: tuple[str, ...] = ()
-             ) -> tuple[ExecResult, str]:
+             project_dirs: tuple[str, ...], imports: tuple[str, ...] = (),
+             scripts: tuple[str, ...] = ()) -> tuple[ExecResult, str]:
         if slot.accepts(request):
             return self.sandbox.run(request), "fresh"
         call = python_call(request.argv)
@@ -790,6 +797,7 @@ class WarmPool:
             network=request.network,
             stdlib=stdlib,
             project_dirs=project_dirs,
+            imports=imports,
             scripts=scripts,
             extra_scratch="" if in_slot else str(request.scratch),
         )
@@ -829,7 +837,8 @@ class WarmPool:
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
                                 limits=limits, preload=self.preload, trusted=trusted)
         except WorkerError:
-            if trusted is not None or self.preload.mode == "none" or not key.project_dirs:
+            if (trusted is not None or self.preload.mode == "none"
+                    or not (key.project_dirs or key.imports)):
                 raise
             # A preload that breaks the server: start without it rather than not at all.
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,

@@ -1,0 +1,82 @@
+"""What a task's test imports from outside its project: the warm worker's preload candidates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codereval.runners.python_imports import ImportClosure, shadowing_names
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    files = {
+        "app/__init__.py": "",
+        "app/core.py": "import json\nfrom app import helpers\nfrom .models import Thing\n",
+        "app/helpers.py": "import email.mime.text\nfrom oslo_config import cfg\n"
+                          "from typing import Any, cast\n",
+        "app/models.py": "from . import store\nimport xml.etree.ElementTree as ET\n",
+        "app/store.py": "def load():\n    import sqlite3\n    return sqlite3\n",
+        "app/unused.py": "import tkinter\n",
+        "app/broken.py": "def (:\n",
+        "tools/script.py": "import sibling\nimport argparse\n",
+        "tools/sibling.py": "import csv\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_the_closure_follows_the_projects_own_modules_and_lists_only_the_rest(
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path)
+    closure = ImportClosure(project)
+    closure.add_file(project / "app" / "core.py")
+    modules = closure.modules()
+    # Reached through helpers, models (relative import) and store (an import in a function).
+    assert set(modules) == {"json", "email.mime.text", "oslo_config", "oslo_config.cfg",
+                            "typing", "typing.cast", "xml.etree.ElementTree", "sqlite3"}
+    # Never the project's own modules, nor what no reached file imports.
+    assert "app" not in modules and "tkinter" not in modules
+    # ``from typing import Any`` names a class, not a module (modules are lower case).
+    assert "typing.Any" not in modules
+
+
+def test_a_test_kept_outside_the_project_is_read_where_it_runs(tmp_path: Path) -> None:
+    """CoderEval's official test modules live in the tests tree and run at a path inside the
+    project: their relative and sibling imports resolve there."""
+    project = _project(tmp_path)
+    elsewhere = tmp_path / "tests" / "core_passk_validte.py"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("from .models import Thing\nimport core\nimport pytz\n")
+    closure = ImportClosure(project)
+    closure.add_file(elsewhere, rel="app/core_passk_validte.py")
+    assert set(closure.modules()) == {"pytz", "xml.etree.ElementTree", "sqlite3", "json",
+                                      "email.mime.text", "oslo_config", "oslo_config.cfg",
+                                      "typing", "typing.cast"}
+
+
+def test_scripts_import_their_siblings_and_bad_files_are_skipped(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    closure = ImportClosure(project)
+    closure.add_file(project / "tools" / "script.py")
+    closure.add_file(project / "app" / "broken.py")
+    closure.add_file(project / "missing.py")
+    assert closure.modules() == ["argparse", "csv"]
+
+
+def test_a_file_on_its_own_lists_every_import(tmp_path: Path) -> None:
+    alone = tmp_path / "standalone.py"
+    alone.write_text("import re\nfrom . import nothing\nfrom requests import adapters\n")
+    closure = ImportClosure(None)
+    closure.add_file(alone)
+    assert closure.modules() == ["re", "requests", "requests.adapters"]
+
+
+def test_names_a_folder_holds_shadow_modules_of_that_name(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / "tools" / "django.py").write_text("")
+    (project / "tools" / "notes.txt").write_text("")
+    assert shadowing_names([project / "tools", project]) == {
+        "script", "sibling", "django", "app", "tools"}
