@@ -53,6 +53,7 @@ from codereval.model import Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.python import official_test_file
 from codereval.sandbox import ExecRequest, Mount, get_sandbox
 from codereval.workspace import choose_strategy, make_workspace, remove_tree
+from codereval.workspace_cache import WorkspaceCache
 
 GENERATED_FUNCTIONS = {
     "clamp": ("def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n", "clamp(5, 0, 3) == 3"),
@@ -293,10 +294,18 @@ def breakdown(
     strategy = choose_strategy(sandbox.isolation, sealed=is_sealed(env))
     counter = iter(range(10**9))
 
+    # As the runner does: a hard-linked workspace is kept between samples (checked and its
+    # changed files swapped), any other made and removed per sample.
+    kept = WorkspaceCache(work / "kept") if strategy == "hardlink" else None
+
     def workspace() -> None:
-        dest = work / f"ws{next(counter)}"
-        make_workspace(env.source_dir, dest, changed=changed, strategy=strategy)
-        remove_tree(dest)
+        dest = work / f"s{next(counter)}" / "project"
+        dest.parent.mkdir()
+        if kept is not None:
+            kept.checkin(kept.checkout(env.source_dir, dest, changed))
+        else:
+            make_workspace(env.source_dir, dest, changed=changed, strategy=strategy)
+        remove_tree(dest.parent)
 
     real_python = Path(os.path.realpath(python)).parent.parent
 
@@ -446,7 +455,8 @@ def main() -> None:
         phases["test"] = per_naive - phases["interpreter"]
         phases["other"] = per_serial - sum(phases.values())
         notes = {
-            "workspace": "private view of the project (make + remove)",
+            "workspace": "private view of the project (kept: checked, file swapped)"
+            if strategy == "hardlink" else "private view of the project (make + remove)",
             "sandbox": "one sandboxed launch over a plain subprocess",
             "interpreter": "the project's python starting (-c pass)",
             "test": "naive per-sample time less interpreter start",
