@@ -476,14 +476,20 @@ MODULES = {
 }
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("venv")
+def _venv_with(root: Path, files: dict[str, str]) -> Path:
+    """A virtual environment whose site-packages holds these files; its python."""
     subprocess.run([PY, "-m", "venv", "--without-pip", str(root / "env")], check=True)
     site = next((root / "env" / "lib").glob("python3*/site-packages"))
-    for name, text in MODULES.items():
-        (site / f"{name}.py").write_text(text)
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
     return root / "env" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _venv_with(tmp_path_factory.mktemp("venv"),
+                      {f"{name}.py": text for name, text in MODULES.items()})
 
 
 def test_auto_preload_imports_only_modules_without_side_effects(
@@ -631,13 +637,7 @@ IMPORTED = {
 
 @pytest.fixture(scope="module")
 def venv_imports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("venv-imports")
-    subprocess.run([PY, "-m", "venv", "--without-pip", str(root / "env")], check=True)
-    site = next((root / "env" / "lib").glob("python3*/site-packages"))
-    for name, text in IMPORTED.items():
-        (site / name).parent.mkdir(parents=True, exist_ok=True)
-        (site / name).write_text(text)
-    return root / "env" / "bin" / "python"
+    return _venv_with(tmp_path_factory.mktemp("venv-imports"), IMPORTED)
 
 
 def _preloaded_in_child(tmp_path: Path, python: Path, imports: tuple[str, ...],

@@ -189,3 +189,18 @@ def test_scan_sees_every_folder_and_entry(tmp_path: Path) -> None:
     assert set(listing) == {"", "pkg", os.path.join("pkg", "sub")}
     assert {name for name, _ in listing["pkg"].entries} == {
         "__init__.py", "mod.py", "other.py", "sub"}
+
+
+def test_codereval_workspace_reuse_0_makes_every_view_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codereval.runners.base import RunContext
+    from codereval.runners.python import PythonProjectRunner
+    from codereval.sandbox import Limits, get_sandbox
+
+    ctx = RunContext(sandbox=get_sandbox("none"), limits=Limits(), work_root=tmp_path,
+                     env_root=tmp_path)
+    monkeypatch.setenv("CODEREVAL_WORKSPACE_REUSE", "0")
+    assert PythonProjectRunner()._workspace_cache(ctx) is None
+    monkeypatch.delenv("CODEREVAL_WORKSPACE_REUSE")
+    assert PythonProjectRunner()._workspace_cache(ctx) is not None
