@@ -15,7 +15,10 @@ def _project(tmp_path: Path) -> Path:
         "app/helpers.py": "import email.mime.text\nfrom oslo_config import cfg\n"
                           "from typing import Any, cast\n",
         "app/models.py": "from . import store\nimport xml.etree.ElementTree as ET\n",
-        "app/store.py": "def load():\n    import sqlite3\n    return sqlite3\n",
+        "app/store.py": "import typing\nif typing.TYPE_CHECKING:\n    import decimal\nelse:\n"
+                        "    import fractions\ntry:\n    import ujson\nexcept ImportError:\n"
+                        "    ujson = None\nclass Store:\n    import shelve\n"
+                        "    def load(self):\n        import sqlite3\n        return sqlite3\n",
         "app/unused.py": "import tkinter\n",
         "app/broken.py": "def (:\n",
         "tools/script.py": "import sibling\nimport argparse\n",
@@ -34,11 +37,15 @@ def test_the_closure_follows_the_projects_own_modules_and_lists_only_the_rest(
     closure = ImportClosure(project)
     closure.add_file(project / "app" / "core.py")
     modules = closure.modules()
-    # Reached through helpers, models (relative import) and store (an import in a function).
+    # Reached through helpers, models (relative import) and store; what runs when a module is
+    # imported: module level, if/else and try blocks, class bodies.
     assert set(modules) == {"json", "email.mime.text", "oslo_config", "oslo_config.cfg",
-                            "typing", "typing.cast", "xml.etree.ElementTree", "sqlite3"}
-    # Never the project's own modules, nor what no reached file imports.
+                            "typing", "typing.cast", "xml.etree.ElementTree", "fractions",
+                            "ujson", "shelve"}
+    # Never the project's own modules, nor what no reached file imports, nor what only runs
+    # when a function is called or never runs (TYPE_CHECKING).
     assert "app" not in modules and "tkinter" not in modules
+    assert "sqlite3" not in modules and "decimal" not in modules
     # ``from typing import Any`` names a class, not a module (modules are lower case).
     assert "typing.Any" not in modules
 
@@ -52,9 +59,9 @@ def test_a_test_kept_outside_the_project_is_read_where_it_runs(tmp_path: Path) -
     elsewhere.write_text("from .models import Thing\nimport core\nimport pytz\n")
     closure = ImportClosure(project)
     closure.add_file(elsewhere, rel="app/core_passk_validte.py")
-    assert set(closure.modules()) == {"pytz", "xml.etree.ElementTree", "sqlite3", "json",
-                                      "email.mime.text", "oslo_config", "oslo_config.cfg",
-                                      "typing", "typing.cast"}
+    assert set(closure.modules()) == {"pytz", "xml.etree.ElementTree", "json", "fractions",
+                                      "ujson", "shelve", "email.mime.text", "oslo_config",
+                                      "oslo_config.cfg", "typing", "typing.cast"}
 
 
 def test_scripts_import_their_siblings_and_bad_files_are_skipped(tmp_path: Path) -> None:
