@@ -48,6 +48,8 @@ class DirState:
 
 # Relative directory ("" for the root) -> its state.
 Listing = dict[str, DirState]
+# A base as it is now: path, device, inode, ctime (a base rebuilt at the same path differs).
+BaseKey = tuple[str, int, int, int]
 
 
 def _dir_state(path: str) -> tuple[DirState, list[str]]:
@@ -96,7 +98,7 @@ class Lease:
 
     path: Path
     base: Path
-    key: tuple[str, int, int, int]
+    key: BaseKey
     changed: tuple[str, ...]
     # Its directories as the sample received them; None: not eligible for reuse.
     listing: Listing | None
@@ -125,7 +127,7 @@ class WorkspaceCache:
         self.root = root
         self.capacity = max(0, capacity)
         self._lock = threading.Lock()
-        self._kept: OrderedDict[str, tuple[tuple[str, int, int, int], _Kept]] = OrderedDict()
+        self._kept: OrderedDict[str, tuple[BaseKey, _Kept]] = OrderedDict()
         self.stats = CacheStats()
 
     def checkout(self, base: Path, dest: Path, changed: Mapping[str, str]) -> Lease:
@@ -198,7 +200,7 @@ class WorkspaceCache:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _take(self, key: tuple[str, int, int, int]) -> _Kept | None:
+    def _take(self, key: BaseKey) -> _Kept | None:
         with self._lock:
             for name, (kept_key, entry) in reversed(self._kept.items()):
                 if kept_key == key:
@@ -206,7 +208,7 @@ class WorkspaceCache:
                     return entry
         return None
 
-    def _put(self, key: tuple[str, int, int, int], entry: _Kept) -> list[Path]:
+    def _put(self, key: BaseKey, entry: _Kept) -> list[Path]:
         with self._lock:
             self._kept[entry.path.name] = (key, entry)
             self.stats.kept += 1

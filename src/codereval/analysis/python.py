@@ -48,6 +48,21 @@ class _FileFacts:
     import_modules: list[str] = field(default_factory=list)
 
 
+def source_roots(project_root: Path, file_path: str) -> list[Path]:
+    """Where ``import x`` finds the project's modules for a file at ``file_path``: the file's
+    folder (scripts import their siblings), the folder above its package, the project, and
+    its ``src``."""
+    directory = (project_root / file_path).parent
+    top = directory
+    while (top / "__init__.py").exists() and top != project_root:
+        top = top.parent
+    unique: list[Path] = []
+    for root in (directory, top, project_root, project_root / "src"):
+        if root.is_dir() and root not in unique:
+            unique.append(root)
+    return unique
+
+
 class ImportResolver:
     """Decides whether a module is the project's, the standard library's or a library's."""
 
@@ -61,23 +76,7 @@ class ImportResolver:
         self.file_path = file_path
         self.project_root = project_root
         self.env = environment
-        self.roots = self._source_roots()
-
-    def _source_roots(self) -> list[Path]:
-        if self.project_root is None:
-            return []
-        roots: list[Path] = []
-        directory = (self.project_root / self.file_path).parent
-        roots.append(directory)  # scripts import their siblings
-        top = directory
-        while (top / "__init__.py").exists() and top != self.project_root:
-            top = top.parent
-        roots += [top, self.project_root, self.project_root / "src"]
-        unique: list[Path] = []
-        for root in roots:
-            if root.is_dir() and root not in unique:
-                unique.append(root)
-        return unique
+        self.roots = [] if project_root is None else source_roots(project_root, file_path)
 
     def _in_project(self, module: str) -> Path | None:
         parts = module.split(".")

@@ -23,25 +23,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from codereval.analysis.python import source_roots
+
 # Enough for the largest CoderEval closures; a worker probes each name once per environment.
 MAX_MODULES = 600
 # Project files followed per closure; a project bigger than this is followed in part.
 MAX_FILES = 2000
 NEVER = frozenset({"__future__", "__main__"})
-
-
-def _source_roots(project: Path, rel: str) -> list[Path]:
-    """Where ``import x`` finds the project's modules for a file at ``rel``: the file's folder
-    (scripts import their siblings), the folder above its package, the project, ``src``."""
-    folder = (project / rel).parent
-    top = folder
-    while (top / "__init__.py").exists() and top != project:
-        top = top.parent
-    roots: list[Path] = []
-    for root in (folder, top, project, project / "src"):
-        if root.is_dir() and root not in roots:
-            roots.append(root)
-    return roots
 
 
 def _project_file(roots: Iterable[Path], dotted: str) -> Path | None:
@@ -142,7 +130,7 @@ class ImportClosure:
         except (SyntaxError, ValueError):
             return []
         project = self.project
-        roots = _source_roots(project, rel) if project is not None else []
+        roots = source_roots(project, rel) if project is not None else []
         follow: list[Path] = []
         for module, level, names in _imports_of(tree):
             if level > 0:

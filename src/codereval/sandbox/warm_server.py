@@ -283,7 +283,6 @@ def _preload(config):
 
 
 def _preload_modules(config):
-
     project_dirs = config.get("project_dirs", [])
     loaded, skipped = [], {}
     for name in config.get("stdlib", []):
@@ -571,14 +570,10 @@ def _forget_preload(shadowed):
     import's group). A submodule dropped from a package that stays is taken off the package
     too, as a fresh interpreter that never imported it would not have it there.
     """
-    cut = None
-    for index, group in enumerate(GROUPS):
-        if any(name.split(".", 1)[0] in shadowed for name in group):
-            cut = index
-            break
-    if cut is None:
-        # Loaded by the server itself, outside any recorded import: anything may use it.
-        cut = 0
+    # A shadowed module no recorded import loaded was loaded by the server itself: anything
+    # may use it, so everything goes.
+    cut = next((index for index, group in enumerate(GROUPS)
+                if any(name.split(".", 1)[0] in shadowed for name in group)), 0)
     forget = set()
     for group in GROUPS[cut:]:
         forget.update(group)
