@@ -698,3 +698,92 @@ def test_a_shadowed_preload_forgets_what_was_imported_from_it_on_and_keeps_the_r
     plain = subprocess.run([str(venv_imports), str(tmp_path / "alone" / "test.py")],
                            capture_output=True, text=True)
     assert plain.stdout == "a clocal\n"
+
+
+# --- preloading in place, checked after ------------------------------------------------------
+
+COUNTED = {
+    # Each appends a line to $IMPORT_LOG when its module code runs (outside the folders the
+    # side-effect check lists, so that is no reason to reject it).
+    "onelib.py": "import os\nopen(os.environ['IMPORT_LOG'], 'a').write('onelib\\n')\n",
+    "twolib.py": "import os\nopen(os.environ['IMPORT_LOG'], 'a').write('twolib\\n')\n",
+    "threadlib.py": MODULES["threadlib"],
+    "partlib.py": "import alib_missing_dependency\n",
+}
+
+
+@pytest.fixture(scope="module")
+def venv_counted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _venv_with(tmp_path_factory.mktemp("venv-counted"), COUNTED)
+
+
+def _worker_for(tmp_path: Path, python: Path, imports: tuple[str, ...]
+                ) -> tuple[ExecResult, WarmWorker, list[str]]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    try:
+        with pool.slot() as slot:
+            log = slot.dirs[0] / "imports.log"
+            log.touch()
+            scratch = slot.new_scratch()
+            names = sorted(n.removesuffix(".py") for n in COUNTED)
+            request = ExecRequest(
+                argv=(str(python), "-c", f"import sys; print(sorted(m for m in {names!r} "
+                                         f"if m in sys.modules))"),
+                cwd=scratch, scratch=scratch,
+                env={"PATH": "/usr/bin:/bin", "IMPORT_LOG": str(log)},
+            )
+            result, executor = slot.run(request, project_dirs=[project], imports=imports)
+            assert executor == "warm", result
+            lines = log.read_text().split()
+        return result, pool.workers()[0], lines
+    finally:
+        pool.close()
+
+
+def test_a_clean_module_runs_once_per_worker_no_probe_import_before_it(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    result, worker, imported = _worker_for(tmp_path, venv_counted, ("onelib", "twolib"))
+    assert result.stdout == b"['onelib', 'twolib']\n"
+    assert worker.preloaded[-2:] == ["onelib", "twolib"] and worker.launches == 1
+    # Imported in the server and checked there: not once more in a forked probe.
+    assert imported == ["onelib", "twolib"]
+
+
+def test_a_module_found_dirty_after_its_import_costs_one_restart_and_nothing_else(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    """threadlib starts a thread: the server it was imported in may no longer fork samples.
+    Its replacement never imports it, probes what came after it and keeps what came before."""
+    result, worker, imported = _worker_for(tmp_path, venv_counted,
+                                           ("onelib", "threadlib", "twolib"))
+    assert result.exit_code == 0, result
+    assert result.stdout == b"['onelib', 'twolib']\n"
+    assert worker.launches == 2
+    assert worker.skipped["threadlib"] == "started a thread"
+    assert worker.preloaded[-2:] == ["onelib", "twolib"]
+    # onelib: the first server, then the second (clean, so not probed); twolib: the second
+    # server's probe and its import.
+    assert imported == ["onelib", "onelib", "twolib", "twolib"]
+
+
+def test_a_module_that_is_not_there_is_skipped_without_a_restart(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    # `from onelib import helper` offers onelib.helper: no such module, nothing of it ran.
+    result, worker, _ = _worker_for(tmp_path, venv_counted,
+                                    ("onelib.helper", "nosuchlib", "onelib"))
+    assert result.stdout == b"['onelib']\n" and worker.launches == 1
+    assert worker.skipped["onelib.helper"].startswith("import failed")
+    assert worker.skipped["nosuchlib"].startswith("import failed")
+
+
+def test_a_module_whose_own_import_fails_half_way_is_not_kept_half_imported(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    # partlib exists and ran until its own import failed: that server is not a fresh one.
+    result, worker, _ = _worker_for(tmp_path, venv_counted, ("partlib", "twolib"))
+    assert result.stdout == b"['twolib']\n" and worker.launches == 2
+    assert worker.skipped["partlib"].startswith("import failed: ModuleNotFoundError")

@@ -80,10 +80,11 @@ _REUSE_CHARGE = 16 * _MIB
 class Preload:
     """Which third-party modules a project's worker imports before forking.
 
-    ``auto``: every top-level module in the environment's site-packages whose import shows no
-    side effect (threads, processes, open files, signal handlers, atexit hooks, files written,
-    the project's own modules imported) in a probe; ``none``: nothing; ``modules``: exactly
-    these, imported even when the probe finds side effects (the probe's findings are logged).
+    ``auto``: what the project's tests import (without that list, every top-level module in
+    the environment's site-packages), each kept only if its import shows no side effect
+    (threads, processes, open files, signal handlers, files written, hooks, the project's own
+    modules imported); ``none``: nothing; ``modules``: exactly these, imported even when a
+    probe finds side effects (the probe's findings are logged).
     """
 
     mode: str = "auto"
@@ -242,14 +243,28 @@ class WarmWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._cleaning = False
+        # Servers started for this worker: 2 when a preloaded module tainted the first.
+        self.launches = 1
         started = time.monotonic()
-        self._start(limits, preload, trusted)
+        retry = self._start(limits, preload, trusted, optimistic=True)
+        if retry:
+            # A module left the first server unfit to fork from: one that skips it and
+            # probes the rest in forked children, importing what was clean first.
+            self.close()
+            self.launches += 1
+            clean = [m for m in self.preloaded if m not in key.stdlib]
+            self._start(limits, preload, [*(trusted or ()), *clean], optimistic=False,
+                        skip=retry)
+            self.skipped.update(retry)
         log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not",
                   key.python, time.monotonic() - started, len(self.preloaded), len(self.skipped))
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def _start(self, limits: Limits, preload: Preload, trusted: Sequence[str] | None) -> None:
+    def _start(self, limits: Limits, preload: Preload, trusted: Sequence[str] | None, *,
+               optimistic: bool, skip: dict[str, str] | None = None) -> dict[str, str]:
+        """Start the server; what it could not preload without tainting itself ({} when
+        nothing did: the worker is ready)."""
         key = self.key
         self.home.mkdir(parents=True, exist_ok=True)
         server = self.home / "warm_server.py"
@@ -307,20 +322,27 @@ class WarmWorker:
                   "scripts": list(key.scripts),
                   "environ": dict(key.env),
                   # Third-party modules are a project's; a bare interpreter gets the stdlib.
-                  "preload": "none" if trusted is not None
+                  # A later worker of the key imports what the first found clean (trusted);
+                  # a restarted one (skip) goes on with the candidates after them.
+                  "preload": "none" if (trusted is not None and skip is None)
                   or not (key.project_dirs or key.imports) else preload.config(),
-                  "trusted": list(trusted or [])}
+                  "trusted": list(trusted or []),
+                  "optimistic": optimistic, "skip": dict(skip or {})}
         try:
             _send(host, config)
             ready = _receive(host, _START_TIMEOUT)
         except (WorkerError, OSError) as error:
             self.close()
             raise WorkerError(f"{error}; {self._log_tail()}") from None
+        self.preloaded = list(ready.get("preloaded", []))
+        self.skipped = dict(ready.get("skipped", {}))
+        retry = {str(k): str(v) for k, v in dict(ready.get("retry") or {}).items()}
+        if retry and optimistic:
+            return retry
         if not ready.get("ready"):
             self.close()
             raise WorkerError(str(ready.get("error") or "the warm worker refused to start"))
-        self.preloaded = list(ready.get("preloaded", []))
-        self.skipped = dict(ready.get("skipped", {}))
+        return {}
 
     def _log_tail(self) -> str:
         try:

@@ -292,7 +292,7 @@ def _preload_modules(config):
         except ImportError as exc:
             skipped[name] = "import failed: %s" % exc
     for name in config.get("trusted", []):
-        # Probed clean by an earlier worker of the same environment.
+        # Found clean by an earlier worker (or server) of the same environment.
         try:
             _grouped_import(name)
             loaded.append(name)
@@ -310,12 +310,29 @@ def _preload_modules(config):
         candidates, forced = choice, True
     else:
         candidates, forced = [], False
+    known = config.get("skip", {})
+    # Importing in place and checking afterwards costs one import instead of two (the probe's
+    # and ours) and no fork per candidate; a module that turns out to have side effects taints
+    # the server, which the host then replaces by one that probes (config "optimistic").
+    optimistic = bool(config.get("optimistic")) and not forced
     for name in candidates:
         if name in sys.modules:
             continue  # the interpreter or an earlier candidate has it already
         top = name.split(".", 1)[0]
+        if name in known:
+            skipped[name] = known[name]
+            continue
         if top in skipped and not forced:
             skipped[name] = skipped[top]
+            continue
+        if optimistic:
+            outcome = _import_checked(name, project_dirs)
+            if outcome is TAINTED:
+                return loaded, skipped, {name: TAINTED[0]}
+            if outcome:
+                skipped[name] = outcome
+            else:
+                loaded.append(name)
             continue
         reason = _probe(name, project_dirs)
         if reason and not (forced and not reason.startswith("import failed")):
@@ -326,8 +343,57 @@ def _preload_modules(config):
             loaded.append(name)
         except BaseException as exc:
             skipped[name] = "import failed: %s" % type(exc).__name__
-    threads = len(os.listdir("/proc/self/task"))
-    return loaded, skipped, threads
+    return loaded, skipped, {}
+
+
+# What _import_checked returns when the import left the server unfit to fork samples; [0]
+# says why.
+TAINTED = [""]
+_IMPORT_TIMEOUT = 60
+
+
+class _ImportTimeout(Exception):
+    pass
+
+
+def _on_alarm(number, frame):
+    raise _ImportTimeout()
+
+
+def _import_checked(name, project_dirs):
+    """Import ``name`` here, then check what the import did as the probe would: '' when it is
+    loaded and clean, a reason when it could not be imported and left nothing behind, and
+    TAINTED (its [0] the reason) when the server's state is no longer a fresh interpreter's."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        before = _snapshot(project_dirs)
+        failure = ""
+        signal.alarm(_IMPORT_TIMEOUT)
+        try:
+            _grouped_import(name)
+        except ModuleNotFoundError as exc:
+            # Not there (nor its package): nothing of it ran. A module that exists and fails
+            # to import one of its own imports ran code: that taints.
+            missing = exc.name or ""
+            if not (missing and (name == missing or name.startswith(missing + "."))):
+                failure = "import failed: ModuleNotFoundError: %s" % str(exc)[:200]
+            else:
+                failure = "not found"
+        except _ImportTimeout:
+            failure = "import failed: still importing after %ds" % _IMPORT_TIMEOUT
+        except BaseException as exc:
+            failure = "import failed: %s: %s" % (type(exc).__name__, str(exc)[:200])
+        finally:
+            signal.alarm(0)
+        reasons = _side_effects(before, _snapshot(project_dirs))
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    if failure.startswith("import failed") or reasons:
+        TAINTED[0] = "; ".join(reasons) or failure
+        return TAINTED
+    if failure:
+        return "import failed: %s" % failure
+    return ""
 
 
 def _grouped_import(name):
@@ -893,7 +959,14 @@ def main():
         return
     given = config.get("environ", {})
     STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
-    loaded, skipped, threads = _preload(config)
+    loaded, skipped, tainted = _preload(config)
+    if tainted:
+        # This interpreter is no longer fit to fork samples: the host starts another that
+        # skips the module (and probes the rest), importing what was clean here first.
+        _send(sock, {"ready": False, "retry": tainted, "preloaded": loaded,
+                     "skipped": skipped})
+        return
+    threads = len(os.listdir("/proc/self/task"))
     for text in config.get("scripts", []):
         source = text.encode("utf-8")
         try:
