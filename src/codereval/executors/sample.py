@@ -177,6 +177,41 @@ def evaluate_sample(
             detail="no code was extracted from the generation",
         )
         return fill.complete(outcome, runner=runner, task=task, sample=sample)
+    outcome = _run(runner, task, sample, ctx, started)
+    if waited_out(outcome):
+        first = outcome
+        outcome = _run(runner, task, sample, ctx, time.monotonic())
+        note = rerun_note(first)
+        detail = f"{outcome.detail}; {note}" if outcome.detail else note
+        outcome = outcome.model_copy(update={"detail": detail})
+    return fill.complete(outcome, runner=runner, task=task, sample=sample)
+
+
+# A run that hit its wall-time limit having used less CPU than this share of its wall time
+# spent it mostly waiting: on itself (a sleep, a deadlock, a read nobody answers) or on the
+# host (an overloaded machine stalls a sample that would have finished in milliseconds). It
+# is run once more, and only a second timeout is the verdict: a busy loop, what models'
+# timeouts mostly are, is confirmed by its first run.
+WAITED_SHARE = 0.5
+RERUN_PREFIX = "run twice: the first run timed out"
+
+
+def waited_out(outcome: Outcome) -> bool:
+    """A timeout whose run mostly waited (see WAITED_SHARE); False where CPU time is unknown."""
+    return (
+        outcome.verdict is Verdict.TIMEOUT
+        and outcome.cpu_time is not None
+        and outcome.wall_time is not None
+        and outcome.cpu_time < WAITED_SHARE * outcome.wall_time
+    )
+
+
+def rerun_note(first: Outcome) -> str:
+    # No numbers: the same sample's detail should not change with how busy the host was.
+    return f"{RERUN_PREFIX} having used under {WAITED_SHARE:.0%} of its wall time on CPU"
+
+
+def _run(runner: Runner, task: Task, sample: Sample, ctx: RunContext, started: float) -> Outcome:
     try:
         outcome = runner.run(task, sample, ctx)
         if outcome.task_id != sample.task_id or outcome.sample_index != sample.index:
@@ -194,4 +229,4 @@ def evaluate_sample(
             detail=f"runner {runner.name or type(runner).__name__} failed: "
             f"{type(exc).__name__}: {exc}",
         )
-    return fill.complete(outcome, runner=runner, task=task, sample=sample)
+    return outcome

@@ -256,8 +256,9 @@ class WarmWorker:
             self._start(limits, preload, [*(trusted or ()), *clean], optimistic=False,
                         skip=retry)
             self.skipped.update(retry)
-        log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not",
-                  key.python, time.monotonic() - started, len(self.preloaded), len(self.skipped))
+        log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not; "
+                  "%d server(s)", key.python, time.monotonic() - started, len(self.preloaded),
+                  len(self.skipped), self.launches)
 
     # -- lifecycle ------------------------------------------------------------------------
 
