@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from codereval import pyast
 from codereval.model import Language, Task
 from codereval.prompts import Prompt, PromptStyle, is_program_task
 from codereval.skeleton import mask_java, matching_brace
@@ -160,7 +161,7 @@ def _parse_python(source: str) -> tuple[ast.Module | None, str]:
     often continue with spaces, which Python refuses to mix."""
     for candidate in (source, source.expandtabs(4)):
         try:
-            return ast.parse(candidate), candidate
+            return pyast.parse(candidate), candidate
         except (SyntaxError, ValueError):
             continue
     return None, source
@@ -237,7 +238,7 @@ def _insert_imports(code: str, imports: list[str]) -> str:
     """Put the imports first in the body (after the docstring): the function may be a method,
     where class-level imports would not be visible inside it."""
     try:
-        func = ast.parse(code).body[0]
+        func = pyast.parse(code).body[0]
     except (SyntaxError, IndexError):
         return code
     if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -388,7 +389,7 @@ def _program(text: str, *, task: Task, prompt: Prompt, truncated: bool) -> Extra
 
 def _python_continuation(text: str, *, prefix: str, truncated: bool) -> Extraction:
     try:
-        ast.parse(prefix + text)
+        pyast.parse(prefix + text)
     except (SyntaxError, ValueError):
         if truncated:
             return Extraction(None, True, "cut off at the token limit: the function is incomplete")
@@ -397,7 +398,7 @@ def _python_continuation(text: str, *, prefix: str, truncated: bool) -> Extracti
 
 def _python_body(function: str) -> str:
     """The statements of a function after its docstring, indented by four spaces."""
-    func = ast.parse(function).body[0]
+    func = pyast.parse(function).body[0]
     assert isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef)
     statements = func.body
     first: ast.stmt = statements[0]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from codereval import pyast
 from codereval.errors import UserError
 from codereval.jsonl import atomic_write_jsonl
 from codereval.model import Language, Outcome, Sample, Task, TestKind, UjbKind, Verdict
@@ -62,7 +63,7 @@ def trivial_body(code: str, statement: str, *, name: str = "") -> str | None:
     dedented = textwrap.dedent(code)
     indent = _common_indent(code, dedented)
     try:
-        tree = ast.parse(dedented)
+        tree = pyast.parse(dedented)
     except SyntaxError:
         return None
     functions = [

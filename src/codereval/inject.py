@@ -15,6 +15,8 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from codereval import pyast
+
 
 class InjectionError(Exception):
     """The sample (``syntax``) or the target file cannot be spliced; ``detail`` says why."""
@@ -132,13 +134,13 @@ def _span(
 
 def _parse_target(source: str, *, what: str) -> ast.Module:
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except SyntaxError as exc:
         raise InjectionError(f"{what} does not parse: {_describe(exc)}", syntax=False) from None
 
 
 def _sample_has_decorators(code: str) -> bool:
-    tree = ast.parse(dedent_code(code))
+    tree = pyast.parse(dedent_code(code))
     return any(
         isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and bool(node.decorator_list)

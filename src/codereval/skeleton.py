@@ -10,6 +10,8 @@ import ast
 import re
 import textwrap
 
+from codereval import pyast
+
 MAX_LINE = 200
 
 
@@ -23,7 +25,7 @@ def python_skeleton(source: str, *, exclude: str = "", exclude_lineno: int = 0) 
     one the model writes. Unparsable files give their import lines only.
     """
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         lines = [line for line in source.splitlines() if re.match(r"(import|from)\s", line)]
         return "\n".join(lines) + ("\n" if lines else "")

@@ -24,6 +24,7 @@ from math import comb
 
 from pydantic import Field
 
+from codereval import pyast
 from codereval.analysis.deps import RefKind
 from codereval.model import Frozen, Language, Sample, Task
 
@@ -45,7 +46,7 @@ class AccResult(Frozen):
 
 def _python_identifiers(code: str) -> set[str] | None:
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError):
         return None
     names: set[str] = set()

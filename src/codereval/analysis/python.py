@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codereval import pyast
 from codereval.analysis.deps import Analysis, Dependency, RefKind, Scope
 from codereval.analysis.levels import level_of, oracle_context_of
 from codereval.analysis.stdlib import PythonEnvironment, current_python
@@ -463,7 +464,7 @@ def _class_members(tree: ast.Module, classes: list[str], target: str) -> list[st
 
 def parse_python(source: str, *, file_path: str) -> ast.Module:
     try:
-        return ast.parse(source, filename=file_path)
+        return pyast.parse(source, filename=file_path)
     except SyntaxError as exc:
         raise UserError(f"cannot parse {file_path}: {exc.msg} at line {exc.lineno}") from exc
 

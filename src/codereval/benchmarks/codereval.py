@@ -8,12 +8,12 @@ literals, Java as unquoted items such as ``"[isEmpty, trim]"``).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from codereval import pyast
 from codereval.errors import UserError
 from codereval.jsonl import read_json_or_jsonl
 from codereval.model import (
@@ -193,7 +193,7 @@ def _python_header_complete(header: str) -> bool:
     if not text.endswith(":"):
         return False
     try:
-        ast.parse(text + "\n    pass\n")
+        pyast.parse(text + "\n    pass\n")
     except SyntaxError:
         return False
     return True
@@ -227,7 +227,7 @@ def parse_token_list(raw: str) -> tuple[str, ...]:
         return ()
     if raw.startswith("[") and raw.endswith("]"):
         try:
-            value = ast.literal_eval(raw)
+            value = pyast.literal_eval(raw)
         except (ValueError, SyntaxError):
             value = None
         if isinstance(value, list | tuple):

@@ -14,6 +14,7 @@ import posixpath
 import tomllib
 from importlib import resources
 
+from codereval import pyast
 from codereval.model import Task
 from codereval.runners.python import (
     STANDALONE,
@@ -64,7 +65,7 @@ def is_standalone_test(task: Task, text: str | None = None) -> bool:
 def defines_function(text: str, name: str) -> bool:
     """Does the module text define a top-level function ``name``? False if it does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError):
         return False
     return any(

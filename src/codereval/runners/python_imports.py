@@ -23,6 +23,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from codereval import pyast
 from codereval.analysis.python import source_roots
 
 # Enough for the largest CoderEval closures; a worker probes each name once per environment.
@@ -126,7 +127,7 @@ class ImportClosure:
     def _visit(self, rel: str, source: str) -> list[Path]:
         """Record the file's external imports; return the project files it imports."""
         try:
-            tree = ast.parse(source)
+            tree = pyast.parse(source)
         except (SyntaxError, ValueError):
             return []
         project = self.project
