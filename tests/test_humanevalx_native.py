@@ -461,12 +461,16 @@ def test_one_launch_gives_the_verdicts_of_two(language: str, hx: Path, tmp_path:
     hostile = [(task, body) for body in HOSTILE[language]]
     toolchain = {"cpp": CppToolchain, "go": GoToolchain, "rust": RustToolchain}[language]
     pairs = slice_of(hx, language) + hostile
-    # The hostile samples with a short wall time (they loop forever); the others with room to
-    # spare on a loaded machine, so that no pass turns into a timeout by chance.
+    # The endless loop with a short wall time; every other sample with room to spare on a
+    # loaded machine, so that neither a pass nor the memory hog's kill (it must fill 512 MB
+    # first) turns into a timeout by chance.
+    roomy, short = Limits(wall_time=30.0, memory_mb=512), Limits(wall_time=3.0, memory_mb=512)
     got = {name: run_samples(toolchain(), default_env_root(), pairs[:-3], tmp_path / name,
-                             sandbox=sandbox, limits=Limits(wall_time=30.0, memory_mb=512))
-           + run_samples(toolchain(), default_env_root(), hostile, tmp_path / f"{name}-h",
-                         sandbox=sandbox, limits=Limits(wall_time=3.0, memory_mb=512))
+                             sandbox=sandbox, limits=roomy)
+           + run_samples(toolchain(), default_env_root(), hostile[:1], tmp_path / f"{name}-h",
+                         sandbox=sandbox, limits=short)
+           + run_samples(toolchain(), default_env_root(), hostile[1:], tmp_path / f"{name}-m",
+                         sandbox=sandbox, limits=roomy)
            for name, sandbox in (("one", staged), ("two", BwrapSandbox(one_launch=False)))}
     assert [o.verdict for o in got["one"]] == [o.verdict for o in got["two"]]
     assert [o.stage for o in got["one"]] == [o.stage for o in got["two"]]
