@@ -31,7 +31,9 @@ pytestmark = [pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK
               pytest.mark.xdist_group("mini-coderujb-fork-bombs")]
 
 MINI = builtin_dir("mini_coderujb")
-LIMITS = Limits(wall_time=8.0, memory_mb=768)
+# A JUnit run takes about a second; the wall time leaves a loaded host room (at 8 s one stalled
+# three of them into timeouts while the fork bomb ran beside them). The endless samples pay it.
+LIMITS = Limits(wall_time=20.0, memory_mb=768)
 ESCAPED = Path("/var/tmp/codereval-ujb-escaped")
 # The built-in bombs start `sleep 6071`; here each starts `sleep 6071<pid>`.
 BOMB_SLEEP = f"6071{os.getpid()}"

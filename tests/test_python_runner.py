@@ -119,7 +119,9 @@ def test_verdicts_and_hostile_samples_never_pass_and_leave_the_base_alone(
     _bwrap_or_skip()
     runner = PythonProjectRunner()
     ctx = _context(env_root, tmp_path / "work")
-    envs = sorted((env_root / "envs").iterdir())
+    # The environments only: a build running beside this test (another worker's) holds a
+    # `.fetch-*` folder and a `.lock` file there while it works.
+    envs = sorted(p for p in (env_root / "envs").iterdir() if not p.name.startswith("."))
     before = {path.name: tree_hash(path) for path in envs}
     official_before = tree_hash(data.mini_python_tests_dir())
     chosen = [(label, s) for label, s in samples
