@@ -14,7 +14,7 @@ import pytest
 from test_engine_support import LOG_ENV, SnippetRunner, make_task, read_log
 
 from codereval.engine import Benchmark, EvalOptions, evaluate
-from codereval.executors.sample import RERUN_PREFIX, waited_out
+from codereval.executors.sample import RERUN_NOTE, waited_out
 from codereval.model import Outcome, Sample, Verdict
 from codereval.sandbox import get_sandbox
 
@@ -59,14 +59,14 @@ def test_a_stalled_run_is_run_again_and_its_second_verdict_stands(
     runs = read_log(tmp_path / "runs.log")
     # Passed on its second run, which says so.
     assert got["stalled-once"].verdict is Verdict.PASSED
-    assert RERUN_PREFIX in got["stalled-once"].detail
+    assert RERUN_NOTE in got["stalled-once"].detail
     # Waiting both times: a timeout, run twice.
-    assert got["sleeper"].verdict is Verdict.TIMEOUT and RERUN_PREFIX in got["sleeper"].detail
+    assert got["sleeper"].verdict is Verdict.TIMEOUT and RERUN_NOTE in got["sleeper"].detail
     assert runs.count("stalled-once#0") == 2 and runs.count("sleeper#0") == 2
     # Computing all the time: a timeout from its first run (unless the host starved that run
     # of CPU too, which the note then says).
     assert got["busy"].verdict is Verdict.TIMEOUT
-    assert runs.count("busy#0") == (2 if RERUN_PREFIX in got["busy"].detail else 1)
+    assert runs.count("busy#0") == (2 if RERUN_NOTE in got["busy"].detail else 1)
 
 
 def test_only_a_timeout_that_mostly_waited_counts_as_stalled() -> None:

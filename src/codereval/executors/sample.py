@@ -179,10 +179,8 @@ def evaluate_sample(
         return fill.complete(outcome, runner=runner, task=task, sample=sample)
     outcome = _run(runner, task, sample, ctx, started)
     if waited_out(outcome):
-        first = outcome
         outcome = _run(runner, task, sample, ctx, time.monotonic())
-        note = rerun_note(first)
-        detail = f"{outcome.detail}; {note}" if outcome.detail else note
+        detail = f"{outcome.detail}; {RERUN_NOTE}" if outcome.detail else RERUN_NOTE
         outcome = outcome.model_copy(update={"detail": detail})
     return fill.complete(outcome, runner=runner, task=task, sample=sample)
 
@@ -193,7 +191,9 @@ def evaluate_sample(
 # is run once more, and only a second timeout is the verdict: a busy loop, what models'
 # timeouts mostly are, is confirmed by its first run.
 WAITED_SHARE = 0.5
-RERUN_PREFIX = "run twice: the first run timed out"
+# No numbers: the same sample's detail should not change with how busy the host was.
+RERUN_NOTE = (f"run twice: the first run timed out having used under {WAITED_SHARE:.0%} of its "
+              "wall time on CPU")
 
 
 def waited_out(outcome: Outcome) -> bool:
@@ -204,11 +204,6 @@ def waited_out(outcome: Outcome) -> bool:
         and outcome.wall_time is not None
         and outcome.cpu_time < WAITED_SHARE * outcome.wall_time
     )
-
-
-def rerun_note(first: Outcome) -> str:
-    # No numbers: the same sample's detail should not change with how busy the host was.
-    return f"{RERUN_PREFIX} having used under {WAITED_SHARE:.0%} of its wall time on CPU"
 
 
 def _run(runner: Runner, task: Task, sample: Sample, ctx: RunContext, started: float) -> Outcome:

@@ -11,9 +11,9 @@ the test calls it (federation's lazy imports made a worker start in 1.6 s instea
 for tests that never reach them), one under ``if TYPE_CHECKING`` never. Nothing a sample wrote
 is read: only the project and its tests.
 
-A name here is only a candidate. The worker imports each in a probe first and preloads only
-those whose import shows no side effect it can detect (``warm_server._probe``); a name that is
-not a module (``from a import b`` where ``b`` is a function) fails there and is skipped.
+A name here is only a candidate. The worker keeps only those whose import shows no side
+effect it can detect (``warm_server._import_checked``); a name that is not a module (``from a
+import b`` where ``b`` is a function) is not found there and is skipped.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from codereval import pyast
 from codereval.analysis.python import source_roots
 
-# Enough for the largest CoderEval closures; a worker probes each name once per environment.
+# Enough for the largest CoderEval closures; a worker checks each name once per environment.
 MAX_MODULES = 600
 # Project files followed per closure; a project bigger than this is followed in part.
 MAX_FILES = 2000

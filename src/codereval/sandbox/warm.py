@@ -253,9 +253,9 @@ class WarmWorker:
             self.close()
             self.launches += 1
             clean = [m for m in self.preloaded if m not in key.stdlib]
+            # Its skipped list names the tainting module too (from ``skip``).
             self._start(limits, preload, [*(trusted or ()), *clean], optimistic=False,
                         skip=retry)
-            self.skipped.update(retry)
         log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not; "
                   "%d server(s)", key.python, time.monotonic() - started, len(self.preloaded),
                   len(self.skipped), self.launches)

@@ -326,11 +326,11 @@ def _preload_modules(config):
             skipped[name] = skipped[top]
             continue
         if optimistic:
-            outcome = _import_checked(name, project_dirs)
-            if outcome is TAINTED:
-                return loaded, skipped, {name: TAINTED[0]}
-            if outcome:
-                skipped[name] = outcome
+            tainted, reason = _import_checked(name, project_dirs)
+            if tainted:
+                return loaded, skipped, {name: reason}
+            if reason:
+                skipped[name] = reason
             else:
                 loaded.append(name)
             continue
@@ -346,9 +346,6 @@ def _preload_modules(config):
     return loaded, skipped, {}
 
 
-# What _import_checked returns when the import left the server unfit to fork samples; [0]
-# says why.
-TAINTED = [""]
 _IMPORT_TIMEOUT = 60
 
 
@@ -361,13 +358,14 @@ def _on_alarm(number, frame):
 
 
 def _import_checked(name, project_dirs):
-    """Import ``name`` here, then check what the import did as the probe would: '' when it is
-    loaded and clean, a reason when it could not be imported and left nothing behind, and
-    TAINTED (its [0] the reason) when the server's state is no longer a fresh interpreter's."""
+    """Import ``name`` here, then check what the import did as the probe would. Returns
+    (tainted, reason): (False, '') when it is loaded and clean; (False, why) when it is not
+    there and nothing of it ran; (True, why) when the server's state is no longer a fresh
+    interpreter's."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         before = _snapshot(project_dirs)
-        failure = ""
+        failure = absent = ""
         signal.alarm(_IMPORT_TIMEOUT)
         try:
             _grouped_import(name)
@@ -375,10 +373,10 @@ def _import_checked(name, project_dirs):
             # Not there (nor its package): nothing of it ran. A module that exists and fails
             # to import one of its own imports ran code: that taints.
             missing = exc.name or ""
-            if not (missing and (name == missing or name.startswith(missing + "."))):
-                failure = "import failed: ModuleNotFoundError: %s" % str(exc)[:200]
+            if missing and (name == missing or name.startswith(missing + ".")):
+                absent = "import failed: not found"
             else:
-                failure = "not found"
+                failure = "import failed: ModuleNotFoundError: %s" % str(exc)[:200]
         except _ImportTimeout:
             failure = "import failed: still importing after %ds" % _IMPORT_TIMEOUT
         except BaseException as exc:
@@ -388,12 +386,9 @@ def _import_checked(name, project_dirs):
         reasons = _side_effects(before, _snapshot(project_dirs))
     finally:
         signal.signal(signal.SIGALRM, previous)
-    if failure.startswith("import failed") or reasons:
-        TAINTED[0] = "; ".join(reasons) or failure
-        return TAINTED
-    if failure:
-        return "import failed: %s" % failure
-    return ""
+    if failure or reasons:
+        return True, "; ".join(reasons) or failure
+    return False, absent
 
 
 def _grouped_import(name):
