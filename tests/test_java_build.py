@@ -67,3 +67,13 @@ def test_built_tools_are_reused_and_rebuilt_only_when_missing(
     again = build.ensure_built(root=tmp_path)
     assert again == first and len(calls) == len(build.PARTS)
     assert (tmp_path / "java-tools" / first.key / "ok").is_file()
+
+
+def test_the_harness_concatenates_strings_without_invokedynamic(tmp_path: Path) -> None:
+    # An indy concatenation spins the JDK's method-handle classes in every test JVM that
+    # reaches it (the marker line does): about 10 ms of each Java sample's start.
+    tools = build.ensure_built(root=tmp_path)
+    classes = sorted(tools.harness.rglob("*.class"))
+    assert classes
+    for path in classes:
+        assert b"makeConcatWithConstants" not in path.read_bytes(), path.name
