@@ -191,3 +191,54 @@ def test_without_executor_python_runs_warm_where_bwrap_works_and_fresh_elsewhere
         api_evaluate("humaneval", samples, run_dir=tmp_path / "warm", jobs=1, sandbox="rlimit",
                  executor="warm")
     assert not (tmp_path / "warm").exists()
+
+
+# Statements put first in the function's body: each must end the same way on both executors.
+HOSTILE = {
+    "java": {
+        "spin": "if (Math.abs(1) == 1) { while (true) {} }",
+        "exit0": "if (Math.abs(1) == 1) { System.exit(0); }",
+        "hog": ("if (Math.abs(1) == 1) { long[][] a = new long[64][];"
+                " for (int i = 0; i < 64; i++) { a[i] = new long[1 << 24]; } }"),
+        "daemon": ("try { new ProcessBuilder(\"sh\", \"-c\", \"sleep 60 &\").start().waitFor(); }"
+                   " catch (Exception e) { throw new RuntimeException(e); }"),
+        "tmp": ("try { java.nio.file.Files.writeString(java.nio.file.Path.of("
+                "System.getProperty(\"java.io.tmpdir\"), \"left-behind\"), \"x\"); }"
+                " catch (java.io.IOException e) { throw new RuntimeException(e); }"),
+        "thread": "new Thread(() -> { while (true) {} }).start();",
+    },
+    "js": {
+        "spin": "while (Math.abs(1) === 1) {}",
+        "exit0": "process.exit(0);",
+        "hog": "{ const a = []; for (let i = 0; i < 64; i++) a.push(new Array(1 << 24).fill(i)); }",
+        "daemon": ("require('child_process').spawn('sleep', ['60'],"
+                   " {detached: true, stdio: 'ignore'}).unref();"),
+        "tmp": "require('fs').writeFileSync(require('os').tmpdir() + '/left-behind', 'x');",
+        "throw": "throw new Error('boom');",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["java", "js"])
+def test_humanevalx_programs_run_warm_with_the_fresh_verdicts(
+    tmp_path: Path, shared_data: Path, language: str
+) -> None:
+    # Java and JavaScript programs need no build in the sandbox: they start from a warm
+    # worker's fork. References, then each hostile statement ahead of a reference's body.
+    tasks = load_humanevalx(language, data_dir=shared_data / "humanevalx")[:12]
+    samples = [Sample(task_id=t.task_id, index=0, code=t.reference) for t in tasks]
+    for index, statement in enumerate(HOSTILE[language].values(), start=1):
+        task = tasks[index]
+        samples.append(Sample(task_id=task.task_id, index=index,
+                              code=f"        {statement}\n{task.reference}"))
+    runs = both(tmp_path, Benchmark(name=f"humanevalx-{language}", tasks=tasks), samples,
+                memory_mb=512, timeout=10.0)
+    by_index = {(o.task_id, o.sample_index): o.verdict.value for o in runs["warm"]}
+    assert sum(o.passed for o in runs["warm"] if o.sample_index == 0) == len(tasks)
+    hostile = {name: by_index[tasks[i].task_id, i]
+               for i, name in enumerate(HOSTILE[language], start=1)}
+    assert hostile["spin"] == "timeout"
+    assert hostile["exit0"] == "runtime_error"
+    # Files and processes a sample leaves behind are its own business: it still passes.
+    assert hostile["daemon"] == hostile["tmp"] == "passed"
+    assert_same_verdicts(runs)

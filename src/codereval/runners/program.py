@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 TAIL = 2000
 CACHE_DIR = "toolchains"
+WARM_LANGUAGES = ("python", "java", "js")
 
 
 def _text(data: bytes) -> str:
@@ -164,7 +165,9 @@ class ProgramRunner(Runner):
         except UserError as exc:
             return base.model_copy(update={"verdict": Verdict.INFRA_ERROR,
                                            "stage": Stage.ENVIRONMENT, "detail": exc.one_line()})
-        warm = ctx.warm if task.language.value == "python" else None
+        # Programs that run without a build step in the sandbox (Java compiles outside it)
+        # start from a warm worker's fork instead of a sandbox of their own.
+        warm = ctx.warm if task.language.value in WARM_LANGUAGES else None
         leased = warm.slot() if warm is not None else contextlib.nullcontext(None)
         with leased as slot:
             if slot is not None:
@@ -224,7 +227,8 @@ class ProgramRunner(Runner):
         if staged is not None:
             ran, executor = staged, "fresh"
         elif slot is not None:
-            ran, executor = slot.run(request, stdlib=PYTHON_HELPER_MODULES)
+            ran, executor = slot.run(
+                request, stdlib=PYTHON_HELPER_MODULES if language == "python" else ())
         else:
             ran, executor = ctx.sandbox.run(request), "fresh"
         base = base.model_copy(update={"provenance": Provenance(executor=executor)})

@@ -21,6 +21,9 @@ import java.util.Optional;
  * empty stream. The final line is written to the real stdout even if the code under test
  * replaced System.out, and the JVM then halts so shutdown hooks cannot change the exit code.
  *
+ * <p>In junit mode a JUnit 3/4 class with nothing of JUnit 5 in it runs on JUnit 4's own
+ * runner, anything else on the JUnit Platform (see runJUnit4).
+ *
  * <p>Usage: RunTest main|junit TEST_CLASS, or RunTest tests SELECTOR... where a selector is
  * {@code pkg.Class::method}, {@code pkg.Class}, or {@code @DIR} (every test class under the
  * class folder DIR: a whole suite). The tests mode reports which tests failed, by name, in the
@@ -180,6 +183,14 @@ public final class RunTest {
     }
 
     static String runJUnit(String testClass) throws ReflectiveOperationException {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = RunTest.class.getClassLoader();
+        }
+        Class<?> cls = Class.forName(testClass, false, loader);
+        if (junit4Only(cls, loader)) {
+            return runJUnit4(cls, loader);
+        }
         Class<?> selectorType = Class.forName("org.junit.platform.engine.DiscoverySelector");
         Class<?> selectors = Class.forName("org.junit.platform.engine.discovery.DiscoverySelectors");
         Object selector = selectors.getMethod("selectClass", String.class).invoke(null, testClass);
@@ -188,6 +199,128 @@ public final class RunTest {
         Tally tally = launch(selectorArray);
         return "junit tests=" + tally.tests + " failures=" + tally.failures
                 + " errors=" + tally.errors;
+    }
+
+    /**
+     * A JUnit 3/4 test class with nothing of JUnit 5 in it runs on JUnit 4's own runner, which
+     * the Platform's vintage engine would only wrap: the same runner and events, without the
+     * Platform's discovery and engines (about half the test JVM's CPU for such a test).
+     */
+    static String runJUnit4(Class<?> cls, ClassLoader loader) throws ReflectiveOperationException {
+        Class<?> core = Class.forName("org.junit.runner.JUnitCore", true, loader);
+        Object array = Array.newInstance(Class.class, 1);
+        Array.set(array, 0, cls);
+        Object result = core.getMethod("runClasses", Class[].class).invoke(null, array);
+        int tests = (Integer) result.getClass().getMethod("getRunCount").invoke(result);
+        int failures = 0;
+        int errors = 0;
+        for (Object failure : (java.util.List<?>) result.getClass().getMethod("getFailures")
+                .invoke(result)) {
+            Object description = failure.getClass().getMethod("getDescription").invoke(failure);
+            boolean isTest = (Boolean) description.getClass().getMethod("isTest")
+                    .invoke(description);
+            Throwable error = (Throwable) failure.getClass().getMethod("getException")
+                    .invoke(failure);
+            System.err.println("codereval: FAILED "
+                    + description.getClass().getMethod("getDisplayName").invoke(description));
+            if (error != null) {
+                error.printStackTrace();
+            }
+            if (isTest && error instanceof AssertionError) {
+                failures++;
+            } else {
+                errors++;
+            }
+        }
+        return "junit tests=" + tests + " failures=" + failures + " errors=" + errors;
+    }
+
+    /**
+     * Whether the class is a JUnit 3/4 test (extends TestCase, or has @RunWith or @org.junit.Test)
+     * with no JUnit 5 annotation, meta-annotations included, on it, its members, nested classes,
+     * superclasses or interfaces, and JUnit 4 is on the classpath. Anything else, or anything
+     * that cannot be inspected, goes to the Platform; so does everything under
+     * {@code -Dcodereval.junit4.direct=false}.
+     */
+    static boolean junit4Only(Class<?> cls, ClassLoader loader) {
+        if ("false".equals(System.getProperty("codereval.junit4.direct"))) {
+            return false;
+        }
+        try {
+            Class.forName("org.junit.runner.JUnitCore", false, loader);
+            return junit4Test(cls) && !jupiterIn(cls, new java.util.HashSet<>());
+        } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+            return false;
+        }
+    }
+
+    /** What JUnit 4 itself runs in a class: a TestCase, a @RunWith, or @Test methods. */
+    private static boolean junit4Test(Class<?> cls) {
+        for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
+            if ("junit.framework.TestCase".equals(c.getName())) {
+                return true;
+            }
+            for (java.lang.annotation.Annotation annotation : c.getDeclaredAnnotations()) {
+                if ("org.junit.runner.RunWith".equals(annotation.annotationType().getName())) {
+                    return true;
+                }
+            }
+            for (Method method : c.getDeclaredMethods()) {
+                for (java.lang.annotation.Annotation annotation : method.getDeclaredAnnotations()) {
+                    if ("org.junit.Test".equals(annotation.annotationType().getName())) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean jupiterIn(Class<?> cls, java.util.Set<Class<?>> seen) {
+        if (cls == null || cls == Object.class || !seen.add(cls)) {
+            return false;
+        }
+        java.util.List<java.lang.reflect.AnnotatedElement> parts = new java.util.ArrayList<>();
+        parts.add(cls);
+        parts.addAll(java.util.Arrays.asList(cls.getDeclaredMethods()));
+        parts.addAll(java.util.Arrays.asList(cls.getDeclaredFields()));
+        parts.addAll(java.util.Arrays.asList(cls.getDeclaredConstructors()));
+        for (Method method : cls.getDeclaredMethods()) {
+            parts.addAll(java.util.Arrays.asList(method.getParameters()));
+        }
+        for (java.lang.reflect.AnnotatedElement part : parts) {
+            for (java.lang.annotation.Annotation annotation : part.getDeclaredAnnotations()) {
+                if (jupiterAnnotation(annotation.annotationType(), new java.util.HashSet<>())) {
+                    return true;
+                }
+            }
+        }
+        for (Class<?> inner : cls.getDeclaredClasses()) {
+            if (jupiterIn(inner, seen)) {
+                return true;
+            }
+        }
+        for (Class<?> face : cls.getInterfaces()) {
+            if (jupiterIn(face, seen)) {
+                return true;
+            }
+        }
+        return jupiterIn(cls.getSuperclass(), seen);
+    }
+
+    private static boolean jupiterAnnotation(Class<?> type, java.util.Set<Class<?>> seen) {
+        if (type.getName().startsWith("org.junit.jupiter.")) {
+            return true;
+        }
+        if (type.getName().startsWith("java.lang.annotation.") || !seen.add(type)) {
+            return false;
+        }
+        for (java.lang.annotation.Annotation meta : type.getDeclaredAnnotations()) {
+            if (jupiterAnnotation(meta.annotationType(), seen)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static Tally launch(Object selectorArray) throws ReflectiveOperationException {

@@ -8,7 +8,7 @@ import java.util.Arrays;
 import org.junit.Before;
 import org.junit.Test;
 
-/** Training for class-data sharing (codereval.harness.Train): JUnit 4 through the vintage engine. */
+/** Training for class-data sharing (codereval.harness.Train): JUnit 4 on its own runner. */
 public class VintageTraining {
     private int[] values;
 
