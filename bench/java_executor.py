@@ -7,7 +7,9 @@ Every row evaluates the same mini-java samples (reference, trivial and non-compi
   no archive beyond the JDK's own;
 * ours, no CDS: the warm compiler service, then the same fresh JVM;
 * ours, CDS: the warm compiler, then a fresh JVM with the environment's class-data sharing
-  archive (codereval.java.cds).
+  archive (codereval.java.cds);
+* ours, + warm worker: the same, the JVM exec'd from a warm worker's fork (no sandbox of its
+  own to set up), as ``codereval evaluate`` runs it by default.
 
 Rows are interleaved, best of ``--rounds``; each evaluation's preparation (environment,
 archives, compiler start) is done before its clock starts. Verdicts must be identical across
@@ -19,6 +21,7 @@ rows, sample by sample.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import tempfile
 import time
@@ -34,18 +37,24 @@ from codereval.runners.base import RunContext
 from codereval.runners.java import JavaProjectRunner
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
+from codereval.sandbox.warm import WarmPool
 
 KINDS = ("reference", "trivial", "broken")
-ROWS: dict[str, tuple[Callable[[], JavaCompiler], bool]] = {
-    "javac + java (baseline)": (PlainJavac, False),
-    "ours: warm javac, fresh JVM, no CDS": (lambda: WarmJavac(pool_size=1), False),
-    "ours: warm javac, fresh JVM + CDS": (lambda: WarmJavac(pool_size=1), True),
+# (compiler, class-data sharing, test JVM started from a warm worker's fork)
+ROWS: dict[str, tuple[Callable[[], JavaCompiler], bool, bool]] = {
+    "javac + java (baseline)": (PlainJavac, False, False),
+    "ours: warm javac, fresh JVM, no CDS": (lambda: WarmJavac(pool_size=1), False, False),
+    "ours: warm javac, fresh JVM + CDS": (lambda: WarmJavac(pool_size=1), True, False),
+    "ours: + JVM from warm worker (default)": (lambda: WarmJavac(pool_size=1), True, True),
 }
 
 
 def evaluate(row: str, ctx: RunContext, *, jobs: int, repeat: int) -> tuple[float, list[str]]:
     """(wall seconds for the samples, their verdicts in order)."""
-    make, sharing = ROWS[row]
+    make, sharing, warm = ROWS[row]
+    workers = (WarmPool(sandbox=ctx.sandbox, root=ctx.work_root / "warm", max_workers=2 * jobs + 2)
+            if warm else None)
+    ctx = dataclasses.replace(ctx, warm=workers)
     mini = builtin_dir("mini_java")
     tasks = {t.task_id: t for t in load_records(mini / "records.json")}
     samples = [s for s in load_samples(mini / "samples.jsonl") if s.model in KINDS] * repeat
@@ -59,6 +68,8 @@ def evaluate(row: str, ctx: RunContext, *, jobs: int, repeat: int) -> tuple[floa
         outcomes = list(pool.map(lambda s: runner.run(tasks[s.task_id], s, ctx), samples))
     elapsed = time.monotonic() - started
     runner.close()
+    if workers is not None:
+        workers.close()
     return elapsed, [o.verdict.value for o in outcomes]
 
 

@@ -37,9 +37,9 @@ def both(tmp_path: Path, bench: Benchmark, samples: list[Sample],
             options=EvalOptions(jobs=2, executor=executor, progress=False, **options),  # type: ignore[arg-type]
         )
         # What ran says how; a sample stopped before running (no code, a syntax error at
-        # injection) is filed as fresh.
+        # injection, a Java compile error: javac runs outside the sandbox) is filed as fresh.
         ran = {o.provenance.executor for o in report.outcomes
-               if o.stage.value not in ("extract", "inject", "environment")}
+               if o.stage.value not in ("extract", "inject", "environment", "compile")}
         assert ran == {executor} and report.executor == executor
         runs[executor] = report.outcomes
     return runs
@@ -86,6 +86,24 @@ def test_mini_python_with_its_hostile_samples(tmp_path: Path) -> None:
     verdicts = {o.verdict.value for o in runs["warm"]}
     # The hostile samples are there: timeouts, memory hogs, crashes, fakes of a pass.
     assert {"passed", "failed", "runtime_error", "timeout", "memory_exceeded"} <= verdicts
+    assert_same_verdicts(runs)
+
+
+def test_mini_java_with_its_hostile_samples(tmp_path: Path) -> None:
+    from codereval.api import open_benchmark
+    from codereval.benchmarks.samples import load_samples
+    from codereval.java.toolchain import missing_toolchain
+
+    if missing_toolchain() is not None:
+        pytest.skip("no JDK here")
+    bench = open_benchmark(name="mini-java")
+    assert bench.default_samples is not None
+    samples = load_samples(bench.default_samples)
+    # The test JVM starts from a warm worker's fork; compile errors never reach a sandbox.
+    runs = both(tmp_path, bench, samples, tests_dir=bench.tests_dir, projects=bench.projects,
+                memory_mb=1024, timeout=30.0)
+    verdicts = {o.verdict.value for o in runs["warm"]}
+    assert {"passed", "failed", "runtime_error", "timeout", "compile_error"} <= verdicts
     assert_same_verdicts(runs)
 
 

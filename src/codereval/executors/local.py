@@ -3,7 +3,8 @@
 ``fresh`` is what `codereval evaluate` always did: the runners are prepared here, then
 ``--jobs`` threads call ``runner.run``, each sample in a new sandboxed process, and the outcomes
 are yielded as they finish. ``warm`` is the same pool with a ``WarmPool`` in the run context:
-the Python runners fork their samples from sandboxed workers (codereval.sandbox.warm).
+the Python runners fork their samples from sandboxed workers (codereval.sandbox.warm), and the
+Java and JavaScript ones start their JVM or node from such a fork.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ class FreshExecutor(Executor):
         self._fill = ProvenanceFiller(
             benchmark_version=job.benchmark_version,
             isolation=box.isolation,
-            # Under warm, the Python runners say "warm" for what they forked; the rest (other
-            # languages, compat runs, fallbacks) ran fresh.
+            # Under warm, a runner says "warm" for what a worker ran; the rest (languages built
+            # in the sandbox, compat runs, fallbacks) ran fresh.
             executor="fresh",
             ctx=self._ctx,
         )

@@ -14,6 +14,7 @@ Platform launcher: assertion failures are ``failed``, any other exception ``runt
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codereval.environments.base import ProjectSpec, load_manifest
 from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, load_env_info
@@ -47,6 +49,9 @@ from codereval.marker import new_marker
 from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.base import RunContext, Runner
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
+
+if TYPE_CHECKING:
+    from codereval.sandbox.warm import Slot
 
 TAIL = 2000
 JUNIT_KINDS = (TestKind.JUNIT4, TestKind.JUNIT5)
@@ -267,18 +272,26 @@ class JavaProjectRunner(Runner):
         if injected.privates_rewritten:
             notes.append(f"compat: rewrote {injected.privates_rewritten} 'private ' to 'public ' "
                          f"in {location.file_path}")
-        ctx.work_root.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="java-", dir=ctx.work_root))
-        try:
-            return self._compile_and_run(task, sample, ctx, info=info, work=work, test=test,
-                                         sources={location.file_path: injected.text},
-                                         notes=notes)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        # The test JVM starts from a warm worker's fork where there is one (a fresh JVM all
+        # the same, without a sandbox of its own to set up), its classes in the slot's scratch.
+        leased = ctx.warm.slot() if ctx.warm is not None else contextlib.nullcontext(None)
+        with leased as slot:
+            if slot is not None:
+                work = slot.new_scratch()
+            else:
+                ctx.work_root.mkdir(parents=True, exist_ok=True)
+                work = Path(tempfile.mkdtemp(prefix="java-", dir=ctx.work_root))
+            try:
+                return self._compile_and_run(task, sample, ctx, info=info, work=work, test=test,
+                                             sources={location.file_path: injected.text},
+                                             notes=notes, slot=slot)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
 
     def _compile_and_run(
         self, task: Task, sample: Sample, ctx: RunContext, *, info: JavaEnvInfo, work: Path,
         test: TestSource | None, sources: dict[str, str], notes: list[str],
+        slot: Slot | None = None,
     ) -> Outcome:
         base = {"task_id": task.task_id, "sample_index": sample.index}
         note = "; ".join(notes)
@@ -305,15 +318,20 @@ class JavaProjectRunner(Runner):
                            detail=_join(NO_TEST, note))
         marker = new_marker()
         plan = self._plan(ctx, info=info, mode=_mode(task), classes=classes)
-        result = ctx.sandbox.run(self._request(ctx, info=info, work=work, test=test,
-                                               plan=plan, classes=classes, marker=marker))
+        request = self._request(ctx, info=info, work=work, test=test, plan=plan,
+                                classes=classes, marker=marker, in_slot=slot is not None)
+        if slot is not None:
+            result, executor = slot.run(request)
+        else:
+            result, executor = ctx.sandbox.run(request), "fresh"
         outcome = _classify(result, base=base, marker=marker, test=test, compat=ctx.compat,
                             note=note)
-        return outcome.model_copy(update={"provenance": Provenance(jvm=plan.jvm)})
+        return outcome.model_copy(
+            update={"provenance": Provenance(jvm=plan.jvm, executor=executor)})
 
     def _request(
         self, ctx: RunContext, *, info: JavaEnvInfo, work: Path, test: TestSource,
-        plan: ClassPathPlan, classes: Path, marker: str,
+        plan: ClassPathPlan, classes: Path, marker: str, in_slot: bool = False,
     ) -> ExecRequest:
         scratch = work / "scratch"
         scratch.mkdir()
@@ -332,7 +350,9 @@ class JavaProjectRunner(Runner):
         # Everything the JVM reads, made visible read-only (the sandbox may hide /tmp).
         outside = [p for p in classpath if p != classes and not p.is_relative_to(info.root)]
         archive = [plan.archive.path] if plan.archive is not None else []
-        needed = [classes, info.root, *outside, *archive]
+        # A warm worker has its slot's folders mounted already; a mount of the sample's own
+        # classes would make every sample's request need a worker of its own.
+        needed = [*([] if in_slot else [classes]), info.root, *outside, *archive]
         mounts = tuple(Mount(source=p, target=p) for p in dict.fromkeys(needed) if p.exists())
         return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
                            stdin=(marker + "\n").encode(), limits=limits)
