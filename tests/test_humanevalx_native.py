@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -430,6 +431,56 @@ def test_without_a_lean_testify_every_go_program_uses_the_full_packages(
     assert not list((root / CACHE_DIR).glob("go-*/packages-lean-*"))
     pairs = slice_of(hx, "go")[:2]
     assert [o.verdict for o in run_samples(toolchain, root, pairs, tmp_path / "w")] == [P, P]
+
+
+def test_go_test_binaries_leave_out_fuzzing_and_profiling_but_judge_as_go_test_does(
+        hx: Path, tmp_path: Path) -> None:
+    toolchain = GoToolchain()
+    toolchain.ensure(HOME_CACHES)
+    assert "minimal test deps" in toolchain.fingerprint
+    task = tasks_of(hx, "go")[3]
+    # A pass, a failed assertion, a panic, os.Exit(0) before the tests end (-test.paniconexit0
+    # makes it a failure, through the deps' SetPanicOnExit0), t.Fatal.
+    bodies = [task.reference, broken_body(task), "    panic(\"boom\")\n}\n",
+              "    os.Exit(0)\n    for {\n    }\n}\n"]
+    pairs = [(task, body) for body in bodies] + slice_of(hx, "go")
+    minimal = run_samples(toolchain, default_env_root(), pairs, tmp_path / "minimal")
+    standard = run_samples(GoToolchain(minimal_deps=False), default_env_root(), pairs,
+                           tmp_path / "standard")
+    assert ([(o.verdict, o.stage, o.exit_code) for o in minimal]
+            == [(o.verdict, o.stage, o.exit_code) for o in standard])
+    # os.Exit(0) panicked (status 2) rather than ending quietly: the flag reached package os.
+    assert minimal[3].exit_code == 2
+    assert [o.verdict for o in minimal[:4]] == [P, F, Verdict.RUNTIME_ERROR, Verdict.RUNTIME_ERROR]
+    # What the standard deps bring is not in the binary.
+    workdir = tmp_path / "binary"
+    workdir.mkdir()
+    program = build_program(task, task.reference, marker="M")
+    for name, text in program.files.items():
+        (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / name).write_text(text)
+    importcfg = toolchain.packages_for(program.files[program.main])[1]
+    for deps, expected in ((program_toolchains.GO_MINIMAL_DEPS, False),
+                           (program_toolchains.GO_STANDARD_DEPS, True)):
+        toolchain.deps = deps
+        script = toolchain._direct_script(workdir, importcfg)
+        env = {**os.environ, **toolchain._env(offline=True), "GOROOT": str(toolchain.goroot)}
+        subprocess.run(["/bin/sh", "-c", script], cwd=workdir, env=env, check=True)
+        assert (b"internal/fuzz." in (workdir / "program.test").read_bytes()) is expected
+
+
+def test_a_go_that_refuses_the_minimal_deps_gets_the_standard_ones(
+        hx: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As when testing's unexported interface changes in a new Go.
+    monkeypatch.setattr(program_toolchains, "GO_MINIMAL_DEPS",
+                        program_toolchains.GO_MINIMAL_DEPS.replace("ModulePath", "Gone"))
+    toolchain = GoToolchain()
+    toolchain.ensure(HOME_CACHES)
+    assert toolchain.direct and toolchain.deps == program_toolchains.GO_STANDARD_DEPS
+    assert "minimal test deps" not in toolchain.fingerprint
+    pairs = slice_of(hx, "go")[:2]
+    assert [o.verdict for o in run_samples(toolchain, default_env_root(), pairs,
+                                           tmp_path / "w")] == [P, P]
 
 
 # -- one sandbox launch per compiled sample -----------------------------------------------------

@@ -24,6 +24,10 @@ GO_TEST_FILE = "main_test.go"
 GO_MARKER_FILE = "codereval_marker_test.go"
 # The test binary's main for the direct compile and link (a subdirectory: `go test .` skips it).
 GO_TESTMAIN_FILE = "codereval_testmain/main.go"
+# What the main hands testing.MainStart, declared by the toolchain in a file of its own beside
+# the main (GoToolchain: the smallest implementation this Go accepts).
+GO_TESTMAIN_DEPS_VAR = "codereval_test_deps"
+GO_TESTMAIN_DEPS_FILE = "codereval_testmain/deps.go"
 # Rust: the test module goes in its own file, so a panic located there is a failed assertion.
 RUST_MAIN_FILE = "main.rs"
 RUST_TEST_FILE = "codereval_tests.rs"
@@ -188,16 +192,17 @@ def go_program(task: Task, code: str, *, marker: str) -> Program:
 
 
 def go_testmain(tests: list[str], *, marker: str) -> str:
-    """What `go test` would generate to run these tests, plus the marker after they pass."""
+    """What `go test` would generate to run these tests, plus the marker after they pass; its
+    testing dependencies come from ``GO_TESTMAIN_DEPS_FILE``."""
     entries = "".join(f'    {{"{name}", sample.{name}}},\n' for name in tests)
     # No test found means nothing was checked: that is never a pass.
     guard = "" if tests else '    fmt.Println("no test functions found")\n    os.Exit(1)\n'
     return (
-        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n"
-        "    \"testing/internal/testdeps\"\n\n    sample \"humanevalx\"\n)\n\n"
+        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n\n"
+        "    sample \"humanevalx\"\n)\n\n"
         f"var tests = []testing.InternalTest{{\n{entries}}}\n\n"
         f"func main() {{\n{guard}"
-        "    m := testing.MainStart(testdeps.TestDeps{}, tests, nil, nil, nil)\n"
+        f"    m := testing.MainStart({GO_TESTMAIN_DEPS_VAR}, tests, nil, nil, nil)\n"
         "    code := m.Run()\n"
         f'    if code == 0 {{\n        fmt.Println("\\n{marker}")\n    }}\n'
         "    os.Exit(code)\n}\n"

@@ -41,7 +41,13 @@ from pathlib import Path
 
 from codereval.errors import ToolchainMissing
 from codereval.runners import toolchain_cache
-from codereval.runners.program_source import GO_STD_PACKAGES, GO_TEST_FILE, GO_TESTMAIN_FILE
+from codereval.runners.program_source import (
+    GO_STD_PACKAGES,
+    GO_TEST_FILE,
+    GO_TESTMAIN_DEPS_FILE,
+    GO_TESTMAIN_DEPS_VAR,
+    GO_TESTMAIN_FILE,
+)
 from codereval.sandbox.base import ExecRequest, Limits, Mount
 
 # The headers CodeGeeX's harness prepends to every C++ program, plus those some task
@@ -366,16 +372,88 @@ GO_WARM_TEST = (
 )
 
 
+# What `go test` hands testing.MainStart: testdeps brings fuzzing (internal/fuzz, with go/parser
+# and the FIPS crypto stack), CPU profiles (runtime/pprof, compress/gzip) and test logs into
+# every test binary.
+GO_STANDARD_DEPS = (
+    'package main\n\nimport "testing/internal/testdeps"\n\n'
+    f"var {GO_TESTMAIN_DEPS_VAR} = testdeps.TestDeps{{}}\n"
+)
+# The same interface without them, for a binary that is run with -test.v, -test.paniconexit0,
+# -test.count and -test.timeout only (run_request): a sixth less for the linker to read. The
+# interface is testing's own and unexported, so it can change with Go: GoToolchain checks that
+# this compiles and runs once, and uses GO_STANDARD_DEPS where it does not.
+GO_MINIMAL_DEPS = f"""package main
+
+import (
+    "errors"
+    "internal/testlog"
+    "io"
+    "reflect"
+    "regexp"
+    "time"
+)
+
+type codereval_corpus = struct {{
+    Parent     string
+    Path       string
+    Data       []byte
+    Values     []any
+    Generation int
+    IsSeed     bool
+}}
+
+var codereval_unsupported = errors.New("not supported by codereval's test binaries")
+
+type codereval_deps struct{{}}
+
+func (codereval_deps) ImportPath() string {{ return "" }}
+func (codereval_deps) ModulePath() string {{ return "" }}
+func (codereval_deps) MatchString(pat, str string) (bool, error) {{
+    return regexp.MatchString(pat, str)
+}}
+func (codereval_deps) SetPanicOnExit0(v bool) {{ testlog.SetPanicOnExit0(v) }}
+func (codereval_deps) StartCPUProfile(io.Writer) error {{ return codereval_unsupported }}
+func (codereval_deps) StopCPUProfile() {{}}
+func (codereval_deps) StartTestLog(io.Writer) {{}}
+func (codereval_deps) StopTestLog() error {{ return nil }}
+func (codereval_deps) WriteProfileTo(string, io.Writer, int) error {{
+    return codereval_unsupported
+}}
+func (codereval_deps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int,
+    []codereval_corpus, []reflect.Type, string, string) error {{
+    return codereval_unsupported
+}}
+func (codereval_deps) RunFuzzWorker(func(codereval_corpus) error) error {{
+    return codereval_unsupported
+}}
+func (codereval_deps) ReadCorpus(string, []reflect.Type) ([]codereval_corpus, error) {{
+    return nil, nil
+}}
+func (codereval_deps) CheckCorpus([]any, []reflect.Type) error {{ return nil }}
+func (codereval_deps) ResetCoverage() {{}}
+func (codereval_deps) SnapshotCoverage() {{}}
+func (codereval_deps) InitRuntimeCoverage() (string, func(string, string) (string, error),
+    func() float64) {{
+    return "", nil, nil
+}}
+
+var {GO_TESTMAIN_DEPS_VAR} = codereval_deps{{}}
+"""
+
+
 class GoToolchain(Toolchain):
     language = "go"
 
     def __init__(self, *, lean_packages: bool = True, direct: bool = True,
-                 lean_testify: bool = True) -> None:
+                 lean_testify: bool = True, minimal_deps: bool = True) -> None:
         # All True but for the benchmark's "before" columns and the fallback tests.
         super().__init__()
         self.package_flags = GO_PACKAGE_FLAGS if lean_packages else ()
         self.try_direct = direct
         self.try_lean_testify = lean_testify
+        self.try_minimal_deps = minimal_deps
+        self.deps = GO_STANDARD_DEPS
 
     def _setup(self, cache_root: Path) -> None:
         self.go = _which("go", hint="install Go (https://go.dev/doc/install)")
@@ -403,7 +481,14 @@ class GoToolchain(Toolchain):
             self._lean_setup()
         # The direct compile/link path relies on testing.MainStart, which Go does not promise to
         # keep: checked once on a known program, else every sample goes through `go test -c`.
-        self.direct = self.try_direct and self._direct_works(self.importcfg)
+        self.direct = False
+        if self.try_direct:
+            choices = [GO_MINIMAL_DEPS] if self.try_minimal_deps else []
+            for deps in [*choices, GO_STANDARD_DEPS]:
+                self.deps = deps
+                if self._direct_works(self.importcfg):
+                    self.direct = True
+                    break
         if self.direct and self.lean_packages is not None and not self._direct_works(
                 self.lean_importcfg):
             self.lean_packages, self.lean_importcfg = None, ""
@@ -412,6 +497,8 @@ class GoToolchain(Toolchain):
         how = "compile+link" if self.direct else "go test -c"
         packages = "packages without dwarf" if self.package_flags else "packages with dwarf"
         lean = "; testify without http" if self.direct and self.lean_packages else ""
+        if self.direct and self.deps == GO_MINIMAL_DEPS:
+            lean += "; minimal test deps"
         self.fingerprint = f"{version}; testify {TESTIFY_VERSION}; {how}; {packages}{lean}"
 
     @staticmethod
@@ -578,13 +665,16 @@ class GoToolchain(Toolchain):
     def _direct_script(self, workdir: Path, importcfg: str) -> str:
         (workdir / "importcfg").write_text(
             f"{importcfg}packagefile humanevalx={workdir / 'pkg.a'}\n", encoding="utf-8")
+        deps = workdir / GO_TESTMAIN_DEPS_FILE
+        deps.parent.mkdir(parents=True, exist_ok=True)
+        deps.write_text(self.deps, encoding="utf-8")
         tool = self.tooldir
         return (
             "set -e\n"
             f'"{tool}/compile" -p humanevalx -lang=go1.21 -complete -dwarf=false '
             f"-importcfg importcfg -pack -o pkg.a {GO_TEST_FILE}\n"
             f'"{tool}/compile" -p main -complete -dwarf=false -importcfg importcfg -pack -o main.a '
-            f"{GO_TESTMAIN_FILE}\n"
+            f"{GO_TESTMAIN_FILE} {GO_TESTMAIN_DEPS_FILE}\n"
             f'"{tool}/link" -s -w -importcfg importcfg -buildmode=exe -o program.test main.a\n'
         )
 
