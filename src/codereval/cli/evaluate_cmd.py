@@ -80,7 +80,8 @@ from codereval.model import Sample
     type=click.Choice(["fresh", "warm", "ray"]),
     default=None,
     help="Where and how samples run: warm forks each Python sample from a sandboxed worker "
-    "that has the interpreter and the project's imports loaded; fresh starts a new sandbox and "
+    "that has the interpreter and the project's imports loaded (and starts Java and JavaScript "
+    "tests, a new JVM or node each, from such a fork); fresh starts a new sandbox and "
     "process per sample; ray runs them on the nodes of a Ray cluster (pip install "
     "'codereval[ray]'). [warm where bwrap works, else fresh]",
 )
