@@ -66,8 +66,11 @@ def variants(language: str) -> dict[str, Toolchain]:
         return {"no pch": CppToolchain(precompiled=False, fast_linker=False),
                 "pch": CppToolchain(fast_linker=False), "pch+mold": CppToolchain()}
     if language == "go":
-        return {"dwarf": GoToolchain(lean_packages=False, lean_testify=False),
-                "no dwarf": GoToolchain(lean_testify=False), "lean testify": GoToolchain()}
+        return {"dwarf": GoToolchain(lean_packages=False, lean_testify=False,
+                                     minimal_deps=False),
+                "no dwarf": GoToolchain(lean_testify=False, minimal_deps=False),
+                "lean testify": GoToolchain(minimal_deps=False),
+                "minimal deps": GoToolchain()}
     if language == "rust":
         return {"static std": RustToolchain(dynamic_std=False), "dynamic std": RustToolchain()}
     return {"ours": TOOLCHAINS[language]()}

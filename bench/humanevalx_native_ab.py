@@ -50,7 +50,7 @@ Config = tuple[Callable[[], Toolchain], Sandbox]
 
 def configs(language: str) -> dict[str, Config]:
     before: Callable[[], Toolchain] = {
-        "cpp": CppToolchain, "go": lambda: GoToolchain(lean_testify=False),
+        "cpp": CppToolchain, "go": lambda: GoToolchain(lean_testify=False, minimal_deps=False),
         "rust": RustToolchain}[language]
     now: Callable[[], Toolchain] = {"cpp": CppToolchain, "go": GoToolchain,
                                     "rust": RustToolchain}[language]
