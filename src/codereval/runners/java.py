@@ -2,14 +2,17 @@
 
 Per sample: inject the method into its file, compile that file and the task's test class into a
 private directory against the environment's prebuilt classes (the warm compiler by default),
-then run the test in its own sandboxed JVM with the private directory first on the classpath.
-The base project and its environment are only read.
+then run the test in its own sandboxed JVM (exec'd from a warm worker's fork under the warm
+executor) with the private directory on the classpath. The base project and its environment are
+only read.
 
 Verdicts. A ``<Class>_<method>`` test (``java_main``) prints booleans from ``main``: in compat
 mode a sample passes when stdout holds "true" and no "false", as on the original platform; by
 default the test must also have run to its end, which our harness (``RunTest``) confirms by
-printing the per-run marker after ``main`` returned. JUnit 4/5 tests run through the JUnit
-Platform launcher: assertion failures are ``failed``, any other exception ``runtime_error``.
+printing the per-run marker after ``main`` returned. JUnit 5 tests run through the JUnit
+Platform launcher, plain JUnit 3/4 classes on JUnit 4's own runner (which the Platform's vintage
+engine would only wrap): assertion failures are ``failed``, any other exception
+``runtime_error``.
 """
 
 from __future__ import annotations
