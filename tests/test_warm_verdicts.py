@@ -68,21 +68,25 @@ def assert_same_verdicts(runs: dict[str, list[Outcome]]) -> None:
         f"(wall {warm[key].wall_time})" for key, name, a, b in differences)
 
 
-def test_mini_python_with_its_hostile_samples(tmp_path: Path) -> None:
+def both_on_builtin(tmp_path: Path, name: str, **options: object) -> dict[str, list[Outcome]]:
+    """A built-in mini benchmark's default samples through both executors."""
     from codereval.api import open_benchmark
     from codereval.benchmarks.samples import load_samples
 
-    bench = open_benchmark(name="mini-python")
+    bench = open_benchmark(name=name)
     assert bench.default_samples is not None
-    samples = load_samples(bench.default_samples)
+    return both(tmp_path, bench, load_samples(bench.default_samples),
+                tests_dir=bench.tests_dir, projects=bench.projects, **options)
+
+
+def test_mini_python_with_its_hostile_samples(tmp_path: Path) -> None:
     # The limits are the question's, not the machine's: a sample must meet its limit on both
     # executors or neither. 512 MB, not the default 2 GB: on this VM first-touching 2 GB costs
     # ~3.5 s of system time even unsandboxed (512 MB: 0.25 s). 30 s, not the default 10: on a
     # CI machine whose other worker is busy, references of under a second have stalled past
     # 10 s on one executor's run and not the other's (seen once). The endless loops still end
     # in timeout on both.
-    runs = both(tmp_path, bench, samples, tests_dir=bench.tests_dir, projects=bench.projects,
-                memory_mb=512, timeout=30.0)
+    runs = both_on_builtin(tmp_path, "mini-python", memory_mb=512, timeout=30.0)
     verdicts = {o.verdict.value for o in runs["warm"]}
     # The hostile samples are there: timeouts, memory hogs, crashes, fakes of a pass.
     assert {"passed", "failed", "runtime_error", "timeout", "memory_exceeded"} <= verdicts
@@ -90,18 +94,12 @@ def test_mini_python_with_its_hostile_samples(tmp_path: Path) -> None:
 
 
 def test_mini_java_with_its_hostile_samples(tmp_path: Path) -> None:
-    from codereval.api import open_benchmark
-    from codereval.benchmarks.samples import load_samples
     from codereval.java.toolchain import missing_toolchain
 
     if missing_toolchain() is not None:
         pytest.skip("no JDK here")
-    bench = open_benchmark(name="mini-java")
-    assert bench.default_samples is not None
-    samples = load_samples(bench.default_samples)
     # The test JVM starts from a warm worker's fork; compile errors never reach a sandbox.
-    runs = both(tmp_path, bench, samples, tests_dir=bench.tests_dir, projects=bench.projects,
-                memory_mb=1024, timeout=30.0)
+    runs = both_on_builtin(tmp_path, "mini-java", memory_mb=1024, timeout=30.0)
     verdicts = {o.verdict.value for o in runs["warm"]}
     assert {"passed", "failed", "runtime_error", "timeout", "compile_error"} <= verdicts
     assert_same_verdicts(runs)

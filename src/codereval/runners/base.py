@@ -7,8 +7,11 @@ the result into an Outcome. It must never write to the project's base tree or en
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +20,7 @@ from codereval.model import Outcome, Sample, Task
 from codereval.sandbox.base import Limits, Sandbox
 
 if TYPE_CHECKING:
-    from codereval.sandbox.warm import WarmPool
+    from codereval.sandbox.warm import Slot, WarmPool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,3 +69,26 @@ class Runner(ABC):
     def close(self) -> None:
         """Stop warm services. Called once when the evaluation ends."""
         return None
+
+
+@contextlib.contextmanager
+def sample_workdir(ctx: RunContext, *, prefix: str, warm: bool = True,
+                   in_memory: bool = False) -> Iterator[tuple[Path, Slot | None]]:
+    """A private directory for one sample and the warm slot it belongs to, removed after.
+
+    With warm workers in the run (and ``warm``), the directory is a fresh scratch in a leased
+    slot (``in_memory``: on /dev/shm), which the slot's workers already see; else a new folder
+    under the work root and no slot.
+    """
+    pool = ctx.warm if warm else None
+    leased = pool.slot() if pool is not None else contextlib.nullcontext(None)
+    with leased as slot:
+        if slot is not None:
+            workdir = slot.new_scratch(in_memory=in_memory)
+        else:
+            ctx.work_root.mkdir(parents=True, exist_ok=True)
+            workdir = Path(tempfile.mkdtemp(prefix=prefix, dir=ctx.work_root))
+        try:
+            yield workdir, slot
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)

@@ -17,12 +17,9 @@ engine would only wrap): assertion failures are ``failed``, any other exception
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import re
-import shutil
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,7 +47,7 @@ from codereval.java.inject import (
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.marker import new_marker
 from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
-from codereval.runners.base import RunContext, Runner
+from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
 
 if TYPE_CHECKING:
@@ -277,19 +274,10 @@ class JavaProjectRunner(Runner):
                          f"in {location.file_path}")
         # The test JVM starts from a warm worker's fork where there is one (a fresh JVM all
         # the same, without a sandbox of its own to set up), its classes in the slot's scratch.
-        leased = ctx.warm.slot() if ctx.warm is not None else contextlib.nullcontext(None)
-        with leased as slot:
-            if slot is not None:
-                work = slot.new_scratch()
-            else:
-                ctx.work_root.mkdir(parents=True, exist_ok=True)
-                work = Path(tempfile.mkdtemp(prefix="java-", dir=ctx.work_root))
-            try:
-                return self._compile_and_run(task, sample, ctx, info=info, work=work, test=test,
-                                             sources={location.file_path: injected.text},
-                                             notes=notes, slot=slot)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+        with sample_workdir(ctx, prefix="java-") as (work, slot):
+            return self._compile_and_run(task, sample, ctx, info=info, work=work, test=test,
+                                         sources={location.file_path: injected.text},
+                                         notes=notes, slot=slot)
 
     def _compile_and_run(
         self, task: Task, sample: Sample, ctx: RunContext, *, info: JavaEnvInfo, work: Path,

@@ -8,10 +8,7 @@ per-run completion marker printed after the test returned.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import shutil
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,7 +17,7 @@ from typing import TYPE_CHECKING
 from codereval.errors import UserError
 from codereval.marker import marker_seen, new_marker
 from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict
-from codereval.runners.base import RunContext, Runner
+from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.program_source import (
     PYTHON_HELPER_MODULES,
     RUST_TEST_FILE,
@@ -167,15 +164,8 @@ class ProgramRunner(Runner):
                                            "stage": Stage.ENVIRONMENT, "detail": exc.one_line()})
         # Programs that run without a build step in the sandbox (Java compiles outside it)
         # start from a warm worker's fork instead of a sandbox of their own.
-        warm = ctx.warm if task.language.value in WARM_LANGUAGES else None
-        leased = warm.slot() if warm is not None else contextlib.nullcontext(None)
-        with leased as slot:
-            if slot is not None:
-                workdir = slot.new_scratch(in_memory=True)
-            else:
-                ctx.work_root.mkdir(parents=True, exist_ok=True)
-                workdir = Path(tempfile.mkdtemp(prefix=f"{task.language.value}-",
-                                                dir=ctx.work_root))
+        with sample_workdir(ctx, prefix=f"{task.language.value}-", in_memory=True,
+                            warm=task.language.value in WARM_LANGUAGES) as (workdir, slot):
             try:
                 return self._run_in(workdir, toolchain, task, sample.code, ctx, base, slot)
             except Exception as exc:
@@ -183,8 +173,6 @@ class ProgramRunner(Runner):
                 return base.model_copy(update={"verdict": Verdict.INFRA_ERROR,
                                                "stage": Stage.WORKSPACE,
                                                "detail": f"{type(exc).__name__}: {exc}"})
-            finally:
-                shutil.rmtree(workdir, ignore_errors=True)
 
     def _run_in(self, workdir: Path, toolchain: Toolchain, task: Task, code: str,
                 ctx: RunContext, base: Outcome, slot: Slot | None) -> Outcome:

@@ -280,12 +280,13 @@ public final class RunTest {
         if (cls == null || cls == Object.class || !seen.add(cls)) {
             return false;
         }
+        Method[] methods = cls.getDeclaredMethods();
         java.util.List<java.lang.reflect.AnnotatedElement> parts = new java.util.ArrayList<>();
         parts.add(cls);
-        parts.addAll(java.util.Arrays.asList(cls.getDeclaredMethods()));
+        parts.addAll(java.util.Arrays.asList(methods));
         parts.addAll(java.util.Arrays.asList(cls.getDeclaredFields()));
         parts.addAll(java.util.Arrays.asList(cls.getDeclaredConstructors()));
-        for (Method method : cls.getDeclaredMethods()) {
+        for (Method method : methods) {
             parts.addAll(java.util.Arrays.asList(method.getParameters()));
         }
         for (java.lang.reflect.AnnotatedElement part : parts) {
