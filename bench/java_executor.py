@@ -9,7 +9,9 @@ Every row evaluates the same mini-java samples (reference, trivial and non-compi
 * ours, CDS: the warm compiler, then a fresh JVM with the environment's class-data sharing
   archive (codereval.java.cds);
 * ours, + warm worker: the same, the JVM exec'd from a warm worker's fork (no sandbox of its
-  own to set up), as ``codereval evaluate`` runs it by default.
+  own to set up);
+* ours, + JVM during compile: the same JVM started before the compile and given the marker
+  (and so its test) once the classes are there, as ``codereval evaluate`` runs it by default.
 
 Rows are interleaved, best of ``--rounds``; each evaluation's preparation (environment,
 archives, compiler start) is done before its clock starts. Verdicts must be identical across
@@ -40,25 +42,27 @@ from codereval.sandbox.base import Limits
 from codereval.sandbox.warm import WarmPool
 
 KINDS = ("reference", "trivial", "broken")
-# (compiler, class-data sharing, test JVM started from a warm worker's fork)
-ROWS: dict[str, tuple[Callable[[], JavaCompiler], bool, bool]] = {
-    "javac + java (baseline)": (PlainJavac, False, False),
-    "ours: warm javac, fresh JVM, no CDS": (lambda: WarmJavac(pool_size=1), False, False),
-    "ours: warm javac, fresh JVM + CDS": (lambda: WarmJavac(pool_size=1), True, False),
-    "ours: + JVM from warm worker (default)": (lambda: WarmJavac(pool_size=1), True, True),
+# (compiler, class-data sharing, test JVM from a warm worker's fork, JVM started during compile)
+ROWS: dict[str, tuple[Callable[[], JavaCompiler], bool, bool, bool]] = {
+    "javac + java (baseline)": (PlainJavac, False, False, False),
+    "ours: warm javac, fresh JVM, no CDS": (lambda: WarmJavac(pool_size=1), False, False, False),
+    "ours: warm javac, fresh JVM + CDS": (lambda: WarmJavac(pool_size=1), True, False, False),
+    "ours: + JVM from warm worker": (lambda: WarmJavac(pool_size=1), True, True, False),
+    "ours: + JVM starts during compile (default)": (
+        lambda: WarmJavac(pool_size=1), True, True, True),
 }
 
 
 def evaluate(row: str, ctx: RunContext, *, jobs: int, repeat: int) -> tuple[float, list[str]]:
     """(wall seconds for the samples, their verdicts in order)."""
-    make, sharing, warm = ROWS[row]
+    make, sharing, warm, prestart = ROWS[row]
     workers = (WarmPool(sandbox=ctx.sandbox, root=ctx.work_root / "warm", max_workers=2 * jobs + 2)
             if warm else None)
     ctx = dataclasses.replace(ctx, warm=workers)
     mini = builtin_dir("mini_java")
     tasks = {t.task_id: t for t in load_records(mini / "records.json")}
     samples = [s for s in load_samples(mini / "samples.jsonl") if s.model in KINDS] * repeat
-    runner = JavaProjectRunner(compiler=make(), class_sharing=sharing)
+    runner = JavaProjectRunner(compiler=make(), class_sharing=sharing, prestart=prestart)
     runner.prepare(list(tasks.values()), ctx)
     # The warm service's first compiles warm its JIT: a run of any length pays them once.
     for sample in samples[:3]:
@@ -106,14 +110,14 @@ def main() -> None:
           f"load average {min(loads):.1f}-{max(loads):.1f}")
     print(f"verdicts identical across rows and rounds, sample by sample: {same}")
     baseline = {jobs: best["javac + java (baseline)", jobs] for jobs in job_counts}
-    print(f"\n{'':38}" + "".join(f"{f'--jobs {j}':>30}" for j in job_counts))
-    print(f"{'':38}" + "".join(f"{'ms/sample  samples/s  vs base':>30}" for _ in job_counts))
+    print(f"\n{'':44}" + "".join(f"{f'--jobs {j}':>30}" for j in job_counts))
+    print(f"{'':44}" + "".join(f"{'ms/sample  samples/s  vs base':>30}" for _ in job_counts))
     for row in ROWS:
         cells = []
         for jobs in job_counts:
             wall = best[row, jobs]
             cells.append(f"{wall / n * 1000:9.0f} {n / wall:10.2f} {baseline[jobs] / wall:8.1f}x")
-        print(f"{row:38}" + "".join(f"{c:>30}" for c in cells))
+        print(f"{row:44}" + "".join(f"{c:>30}" for c in cells))
 
 
 if __name__ == "__main__":

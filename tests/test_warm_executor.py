@@ -8,6 +8,7 @@ imports cleanly.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -25,7 +26,7 @@ import pytest
 from live_processes import live_pids_with
 
 from codereval.errors import UserError
-from codereval.sandbox import ExecRequest, ExecResult, Limits
+from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, python_call
 
@@ -449,8 +450,6 @@ def test_other_programs_are_executed_inside_the_same_sandbox(pool: WarmPool) -> 
 def test_a_request_that_moves_a_mount_goes_to_the_fresh_sandbox(
     pool: WarmPool, tmp_path: Path
 ) -> None:
-    from codereval.sandbox import Mount
-
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "f.txt").write_text("seen")
     with pool.slot() as slot:
@@ -787,3 +786,100 @@ def test_a_module_whose_own_import_fails_half_way_is_not_kept_half_imported(
     result, worker, _ = _worker_for(tmp_path, venv_counted, ("partlib", "twolib"))
     assert result.stdout == b"['twolib']\n" and worker.launches == 2
     assert worker.skipped["partlib"].startswith("import failed: ModuleNotFoundError")
+
+
+# -- a request started ahead of its input (Slot.start: the Java test JVM boots during javac) --
+
+
+def _held_request(slot: Slot, script: str, *, limits: Limits | None = None,
+                  stdin: bytes = b"go\n") -> tuple[ExecRequest, Path]:
+    scratch = slot.new_scratch()
+    request = ExecRequest(argv=("/bin/sh", "-c", script), cwd=scratch, scratch=scratch,
+                          env={"PATH": "/usr/bin:/bin"}, stdin=stdin,
+                          limits=limits or Limits(wall_time=10))
+    return request, scratch
+
+
+def _wait_for(path: Path, seconds: float = 10.0) -> None:
+    give_up = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < give_up, f"{path.name} never appeared"
+        time.sleep(0.01)
+
+
+def test_a_started_request_runs_before_go_and_reads_its_stdin_only_then(pool: WarmPool) -> None:
+    with pool.slot() as slot:
+        request, scratch = _held_request(slot, "touch booted; read line; echo got $line")
+        with slot.start(request) as held:
+            # The process is up (a JVM would be booting) while its stdin waits.
+            _wait_for(scratch / "booted")
+            result, executor = held.go()
+    assert executor == "warm"
+    assert (result.exit_code, result.stdout) == (0, b"got go\n")
+
+
+def test_a_started_requests_wall_clock_starts_at_go(pool: WarmPool) -> None:
+    with pool.slot() as slot:
+        request, scratch = _held_request(slot, "touch booted; read line; sleep 0.2",
+                                         limits=Limits(wall_time=1.0))
+        with slot.start(request) as held:
+            _wait_for(scratch / "booted")
+            time.sleep(1.5)  # longer than its whole limit: the wait is not the sample's time
+            result, _ = held.go()
+    assert result.exit_code == 0 and not result.timed_out
+    assert 0.2 <= result.wall_time < 1.0
+
+
+def test_a_started_request_still_times_out_after_go(pool: WarmPool) -> None:
+    with pool.slot() as slot:
+        request, _ = _held_request(slot, "read line; while :; do :; done",
+                                   limits=Limits(wall_time=1.0))
+        with slot.start(request) as held:
+            result, _ = held.go()
+    assert result.timed_out and result.signal == signal.SIGKILL
+
+
+def test_leaving_a_started_request_without_go_kills_it_and_the_worker_serves_on(
+    pool: WarmPool,
+) -> None:
+    run(pool, "pass")
+    worker = the_worker(pool)
+    token = f"held-{uuid.uuid4().hex}"
+    with pool.slot() as slot:
+        request, scratch = _held_request(
+            slot, f"{PY} -c 'import time; time.sleep(60)' {token} & touch booted; read line")
+        with slot.start(request):
+            _wait_for(scratch / "booted")
+            assert live_pids_with(token)
+        # Dead, child and all, before the next sample of the slot.
+        assert live_pids_with(token) == []
+        after, executor, _ = run_in(slot, "import os; print(sorted(int(p) for p in "
+                                          "os.listdir('/proc') if p.isdigit()), os.getpid())")
+    pids, me = after.stdout.decode().rsplit(" ", 1)
+    assert executor == "warm" and json.loads(pids) == [1, int(me)]
+    assert the_worker(pool) is worker
+
+
+def test_a_started_request_goes_once(pool: WarmPool) -> None:
+    with pool.slot() as slot:
+        request, _ = _held_request(slot, "read line")
+        with slot.start(request) as held:
+            held.go()
+            with pytest.raises(RuntimeError, match="already gone"):
+                held.go()
+
+
+def test_a_request_the_workers_cannot_serve_starts_only_at_go(
+    pool: WarmPool, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "moved"
+    elsewhere.mkdir()
+    with pool.slot() as slot:
+        request, scratch = _held_request(slot, "touch booted; read line; echo fresh")
+        moved = dataclasses.replace(
+            request, mounts=(Mount(source=elsewhere, target=Path("/opt/x")),))
+        with slot.start(moved) as held:
+            time.sleep(0.3)
+            assert not (scratch / "booted").exists()
+            result, executor = held.go()
+    assert executor == "fresh" and result.stdout == b"fresh\n"

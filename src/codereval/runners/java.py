@@ -3,8 +3,11 @@
 Per sample: inject the method into its file, compile that file and the task's test class into a
 private directory against the environment's prebuilt classes (the warm compiler by default),
 then run the test in its own sandboxed JVM (exec'd from a warm worker's fork under the warm
-executor) with the private directory on the classpath. The base project and its environment are
-only read.
+executor) with the private directory on the classpath. Under the warm executor that JVM is
+started before the compile: it boots while javac works and reads the per-run marker from stdin
+before it loads any class, so it gets the marker (and goes on to the test) only once the classes
+are written; a compile that fails kills it, and a classpath the compile changed gets a new one.
+The base project and its environment are only read.
 
 Verdicts. A ``<Class>_<method>`` test (``java_main``) prints booleans from ``main``: in compat
 mode a sample passes when stdout holds "true" and no "false", as on the original platform; by
@@ -17,6 +20,7 @@ engine would only wrap): assertion failures are ``failed``, any other exception
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -51,7 +55,7 @@ from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
 
 if TYPE_CHECKING:
-    from codereval.sandbox.warm import Slot
+    from codereval.sandbox.warm import HeldRun, Slot
 
 TAIL = 2000
 JUNIT_KINDS = (TestKind.JUNIT4, TestKind.JUNIT5)
@@ -90,10 +94,13 @@ class TestSource:
 class JavaProjectRunner(Runner):
     name = "java-project"
 
-    def __init__(self, *, compiler: JavaCompiler | None = None, class_sharing: bool = True) -> None:
+    def __init__(self, *, compiler: JavaCompiler | None = None, class_sharing: bool = True,
+                 prestart: bool = True) -> None:
         self._compiler = compiler
         # Start test JVMs with the environment's class-data sharing archive (codereval.java.cds).
         self.class_sharing = class_sharing
+        # In a warm slot, start the test JVM while the sample compiles (see _compile_and_run).
+        self.prestart = prestart
         self._archives: dict[int, SharedArchives] = {}
         self._lock = threading.Lock()
         self._envs: dict[str, tuple[JavaEnvInfo, str] | str] = {}
@@ -290,31 +297,51 @@ class JavaProjectRunner(Runner):
         options = info.compile_options()
         if test is not None and test.relative not in sources:
             sources[test.relative] = test.text
-        compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
-                                           out_dir=classes, options=options,
-                                           timeout=COMPILE_TIMEOUT)
-        if compiled.infra_error:
-            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
-                           detail=compiled.infra_error)
-        if compiled.timed_out:
-            return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
-                           detail=_join(f"compiling took over {COMPILE_TIMEOUT:.0f}s", note))
-        if not compiled.ok:
-            return Outcome(**base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
-                           detail=_join(compiled.diagnostics.strip()[:4000], note),
-                           stderr_tail=compiled.diagnostics[-TAIL:])
-        if test is None:
-            # Compiled, and nothing to run: not judged (never a pass), and says why.
-            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
-                           detail=_join(NO_TEST, note))
         marker = new_marker()
-        plan = self._plan(ctx, info=info, mode=_mode(task), classes=classes)
-        request = self._request(ctx, info=info, work=work, test=test, plan=plan,
-                                classes=classes, marker=marker, in_slot=slot is not None)
-        if slot is not None:
-            result, executor = slot.run(request)
-        else:
-            result, executor = ctx.sandbox.run(request), "fresh"
+        mode = _mode(task)
+        early: tuple[ClassPathPlan, HeldRun] | None = None
+        if slot is not None and test is not None and self.prestart:
+            # The test JVM boots (its own, fresh, in the sample's cgroup) while javac works: it
+            # reads the marker from stdin before it loads any class of the sample or the test,
+            # and gets it only once they are compiled. A compile that fails kills it unused.
+            classes.mkdir(parents=True, exist_ok=True)
+            guess = self._plan(ctx, info=info, mode=mode, classes=classes)
+            early = guess, slot.start(self._request(
+                ctx, info=info, work=work, test=test, plan=guess, classes=classes,
+                marker=marker, in_slot=True))
+        with early[1] if early is not None else contextlib.nullcontext():
+            compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
+                                               out_dir=classes, options=options,
+                                               timeout=COMPILE_TIMEOUT)
+            if compiled.infra_error:
+                return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                               detail=compiled.infra_error)
+            if compiled.timed_out:
+                return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
+                               detail=_join(f"compiling took over {COMPILE_TIMEOUT:.0f}s", note))
+            if not compiled.ok:
+                return Outcome(**base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
+                               detail=_join(compiled.diagnostics.strip()[:4000], note),
+                               stderr_tail=compiled.diagnostics[-TAIL:])
+            if test is None:
+                # Compiled, and nothing to run: not judged (never a pass), and says why.
+                return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                               detail=_join(NO_TEST, note))
+            # The plan as it would be made now: the classpath order depends on what compiled (a
+            # class that a shared jar holds too turns the archive off).
+            plan = self._plan(ctx, info=info, mode=mode, classes=classes)
+            if early is not None and _same_plan(early[0], plan):
+                result, executor = early[1].go()
+            else:
+                if early is not None:
+                    early[1].cancel()
+                request = self._request(ctx, info=info, work=work, test=test, plan=plan,
+                                        classes=classes, marker=marker,
+                                        in_slot=slot is not None)
+                if slot is not None:
+                    result, executor = slot.run(request)
+                else:
+                    result, executor = ctx.sandbox.run(request), "fresh"
         outcome = _classify(result, base=base, marker=marker, test=test, compat=ctx.compat,
                             note=note)
         return outcome.model_copy(
@@ -325,7 +352,8 @@ class JavaProjectRunner(Runner):
         plan: ClassPathPlan, classes: Path, marker: str, in_slot: bool = False,
     ) -> ExecRequest:
         scratch = work / "scratch"
-        scratch.mkdir()
+        # Made already when a JVM was started for this sample and then not used.
+        scratch.mkdir(exist_ok=True)
         classpath = plan.classpath
         memory = ctx.limits.memory_mb
         heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
@@ -377,6 +405,10 @@ class JavaProjectRunner(Runner):
         prefix = package.replace(".", "/") + "/" if package else ""
         return TestSource(class_name=f"{package}.{name}" if package else name,
                           relative=f"{prefix}{name}.java", text=text, kind=kind)
+
+
+def _same_plan(a: ClassPathPlan, b: ClassPathPlan) -> bool:
+    return a.classpath == b.classpath and a.flags() == b.flags()
 
 
 def newer_junit(dependencies: Sequence[Path]) -> list[Path]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -41,7 +42,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -219,6 +220,20 @@ def _receive(sock: socket.socket, timeout: float) -> dict[str, Any]:
     return value
 
 
+@dataclass(kw_only=True)
+class Started:
+    """A request a worker's server has started: its process runs (a JVM booting, say) and
+    waits for stdin, which only ``WarmWorker.finish`` writes; its output waits in the pipes."""
+
+    request: ExecRequest
+    cgroup: RunCgroup | None
+    words: list[Any]
+    isolation: str
+    stdin_w: int
+    out_r: int
+    err_r: int
+
+
 class WarmWorker:
     """One fork server in its sandbox. Used by one thread at a time (its slot's holder)."""
 
@@ -392,6 +407,13 @@ class WarmWorker:
 
     def run(self, request: ExecRequest, call: PythonCall | None) -> ExecResult:
         """Run one request in a child of the server; the server kills what it left."""
+        started = self.start(request, call)
+        return started if isinstance(started, ExecResult) else self.finish(started)
+
+    def start(self, request: ExecRequest, call: PythonCall | None) -> Started | ExecResult:
+        """Hand the request to the server, which starts its process at once; its stdin, output
+        and clocks wait for ``finish`` (or ``abandon``), which must follow. An error result
+        when it could not start."""
         assert self._sock is not None
         if not self.settle():
             return error_result(f"the warm worker is unusable: {self.broken}", isolation="bwrap")
@@ -415,11 +437,39 @@ class WarmWorker:
         if request.network:
             isolation += "+net"
         try:
-            result = self._run(request, call, cgroup, words, isolation)
-        finally:
+            return self._send_request(request, call, cgroup, words, isolation)
+        except BaseException:
             if cgroup is not None:
                 self._after_sample(cgroup)
-        return result
+            raise
+
+    def finish(self, started: Started) -> ExecResult:
+        """Feed the started request its stdin and supervise it to its end; its wall clock
+        starts now (what ran before, waiting for stdin, counts only in its CPU time)."""
+        try:
+            return self._supervised(started)
+        finally:
+            if started.cgroup is not None:
+                self._after_sample(started.cgroup)
+
+    def abandon(self, started: Started) -> None:
+        """Kill a started request that will not be needed, and clean up after it as after any
+        sample (the worker then serves the next one)."""
+        try:
+            self._supervise(self._sock_or_fail(), None, started.stdin_w, started.out_r,
+                            started.err_r, started=time.monotonic(),
+                            # Past its deadline from the start: killed at once, then reaped.
+                            limits=dataclasses.replace(started.request.limits, wall_time=0.0),
+                            cgroup=started.cgroup, watch=None)
+            if not self.broken:
+                self._cleaning = True
+        finally:
+            if started.cgroup is not None:
+                self._after_sample(started.cgroup)
+
+    def _sock_or_fail(self) -> socket.socket:
+        assert self._sock is not None
+        return self._sock
 
     def _sample_cgroup(self, limits: Limits) -> RunCgroup:
         """The slot's sample cgroup, made on first use and for new limits, else the last one.
@@ -470,11 +520,10 @@ class WarmWorker:
         if cgroup is not None and not (cgroup.kill_all() and cgroup.remove()):
             self.broken = "processes survived the sample's cgroup kill"
 
-    def _run(self, request: ExecRequest, call: PythonCall | None, cgroup: RunCgroup | None,
-             words: list[Any], isolation: str) -> ExecResult:
-        sock = self._sock
-        assert sock is not None
-        limits = request.limits
+    def _send_request(self, request: ExecRequest, call: PythonCall | None,
+                      cgroup: RunCgroup | None, words: list[Any],
+                      isolation: str) -> Started | ExecResult:
+        sock = self._sock_or_fail()
         message: dict[str, Any] = {
             "op": "run", "mode": "python" if call is not None else "exec",
             "argv": list(request.argv), "cwd": str(request.cwd), "env": request.env,
@@ -488,19 +537,28 @@ class WarmWorker:
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        started = time.monotonic()
         try:
             _send(sock, message, [stdin_r, out_w, err_w, *cg_fds])
         except OSError as error:
             for fd in (stdin_r, stdin_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
             self.broken = f"cannot reach the warm worker: {error}"
+            if cgroup is not None:
+                self._after_sample(cgroup)
             return error_result(self.broken, isolation=isolation)
         for fd in (stdin_r, out_w, err_w):
             os.close(fd)
+        return Started(request=request, cgroup=cgroup, words=words, isolation=isolation,
+                       stdin_w=stdin_w, out_r=out_r, err_r=err_r)
+
+    def _supervised(self, started: Started) -> ExecResult:
+        sock = self._sock_or_fail()
+        request, cgroup, words = started.request, started.cgroup, started.words
+        isolation, limits = started.isolation, started.request.limits
         watch = cgroup if cgroup is not None and "cpuacct" in cgroup.controllers else None
-        seen = self._supervise(sock, request.stdin, stdin_w, out_r, err_r, started=started,
-                               limits=limits, cgroup=cgroup, watch=watch)
+        seen = self._supervise(sock, request.stdin, started.stdin_w, started.out_r,
+                               started.err_r, started=time.monotonic(), limits=limits,
+                               cgroup=cgroup, watch=watch)
         if not self.broken:
             # Unasked, the server empties its folders and forks the next sample's process
             # while we judge; its answer is read before the worker serves again (settle).
@@ -727,10 +785,46 @@ class Slot:
         the worker compiles them once and a child whose script file holds exactly one of them
         runs that code instead of compiling it again.
         """
-        return self.pool._run(self, request, stdlib=tuple(stdlib),
-                              project_dirs=tuple(str(p) for p in project_dirs),
-                              imports=tuple(imports),
-                              scripts=tuple(scripts))
+        with self.start(request, stdlib=stdlib, project_dirs=project_dirs, imports=imports,
+                        scripts=scripts) as held:
+            return held.go()
+
+    def start(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
+              project_dirs: Sequence[Path] = (), imports: Sequence[str] = (),
+              scripts: Sequence[str] = ()) -> HeldRun:
+        """Start the request's process now and give it its stdin later (``HeldRun.go``), so
+        that its start-up (a JVM's) overlaps other work of the same sample (its compile).
+        Served fresh, nothing starts before ``go``. Used as a context manager: leaving it
+        without ``go`` kills what started."""
+        return self.pool._start(self, request, stdlib=tuple(stdlib),
+                                project_dirs=tuple(str(p) for p in project_dirs),
+                                imports=tuple(imports), scripts=tuple(scripts))
+
+
+class HeldRun:
+    """A request started by ``Slot.start``: ``go`` once to run it to its end, or leave it."""
+
+    def __init__(self, go: Callable[[], tuple[ExecResult, str]],
+                 cancel: Callable[[], None] = lambda: None) -> None:
+        self._go: Callable[[], tuple[ExecResult, str]] | None = go
+        self._cancel = cancel
+
+    def go(self) -> tuple[ExecResult, str]:
+        go, self._go = self._go, None
+        if go is None:
+            raise RuntimeError("this run has already gone or was cancelled")
+        return go()
+
+    def cancel(self) -> None:
+        if self._go is not None:
+            self._go = None
+            self._cancel()
+
+    def __enter__(self) -> HeldRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
 
 
 @dataclass(kw_only=True)
@@ -802,11 +896,14 @@ class WarmPool:
             with self._lock:
                 self._state.free.append(index)
 
-    def _run(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
-             project_dirs: tuple[str, ...], imports: tuple[str, ...] = (),
-             scripts: tuple[str, ...] = ()) -> tuple[ExecResult, str]:
-        if slot.accepts(request):
+    def _start(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
+               project_dirs: tuple[str, ...], imports: tuple[str, ...] = (),
+               scripts: tuple[str, ...] = ()) -> HeldRun:
+        def fresh() -> tuple[ExecResult, str]:
             return self.sandbox.run(request), "fresh"
+
+        if slot.accepts(request):
+            return HeldRun(fresh)
         call = python_call(request.argv)
         # A scratch from slot.new_scratch sits right in a slot folder: no need to resolve paths.
         in_slot = request.scratch.parent in slot.dirs or any(
@@ -827,19 +924,39 @@ class WarmPool:
         with self._lock:
             reason = self._state.unavailable.get(key)
         if reason is not None:
-            return self.sandbox.run(request), "fresh"
+            return HeldRun(fresh)
         try:
             entry = self._acquire(key, slot, request.limits)
         except WorkerError as error:
             log.warning("warm worker unavailable, running fresh: %s", error)
             with self._lock:
                 self._state.unavailable[key] = str(error)
-            return self.sandbox.run(request), "fresh"
+            return HeldRun(fresh)
+        worker = entry.worker
         try:
-            result = entry.worker.run(request, call)
-        finally:
+            started = worker.start(request, call)
+        except BaseException:
             self._release(key, slot, entry)
-        return result, "warm"
+            raise
+        if isinstance(started, ExecResult):
+            self._release(key, slot, entry)
+            result = started
+            return HeldRun(lambda: (result, "warm"))
+        handle = started
+
+        def go() -> tuple[ExecResult, str]:
+            try:
+                return worker.finish(handle), "warm"
+            finally:
+                self._release(key, slot, entry)
+
+        def cancel() -> None:
+            try:
+                worker.abandon(handle)
+            finally:
+                self._release(key, slot, entry)
+
+        return HeldRun(go, cancel)
 
     def _acquire(self, key: WorkerKey, slot: Slot, limits: Limits) -> _Entry:
         with self._lock:
