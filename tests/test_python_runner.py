@@ -273,3 +273,59 @@ def test_a_warm_worker_is_offered_what_the_projects_tests_import(
     others = [t for t in tasks.values() if t.project == "acme/invoicer"]
     assert {runner._preload_imports(t, ctx, runner._task_environment(t, ctx))
             for t in others} == {offered}
+
+
+_LATE_IMPORTS = """
+import runpy, sys
+for name in {stdlib!r}:
+    __import__(name)
+before = set(sys.modules)
+import os
+real_exit = os._exit
+def _exit(code):
+    sys.stderr.write("NEW " + " ".join(sorted(set(sys.modules) - before)) + "\\n")
+    sys.stderr.flush()
+    real_exit(code)
+os._exit = _exit
+sys.argv = [{harness!r}, {spec!r}]
+runpy.run_path({harness!r}, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("test_code", [
+    "from mylib import f\nassert f() == 1\n",     # passes
+    "from mylib import f\nassert f() == 2\n",     # fails: a traceback with carets
+    "from mylib import f\nf(None)\n",             # raises in the sample's code
+])
+def test_the_harness_imports_nothing_per_sample_that_a_warm_worker_preloads(
+    tmp_path: Path, test_code: str,
+) -> None:
+    # What the harness imports while it runs a sample is imported again by every forked
+    # sample unless the worker preloaded it (runpy.run_path imports pkgutil when called, a
+    # traceback imports ast): WARM_STDLIB must hold all of it; only the project's modules stay.
+    import subprocess
+    import sys
+    from importlib import resources
+
+    from codereval.marker import new_marker
+    from codereval.runners.python import WARM_STDLIB
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "mylib.py").write_text("def f(x=1):\n    return x + 0\n")
+    (project / "test_x.py").write_text(test_code)
+    harness = tmp_path / "harness.py"
+    harness.write_text(resources.files("codereval.runners").joinpath("python_harness.py")
+                       .read_text(encoding="utf-8"))
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({
+        "target": str(project / "test_x.py"), "mode": "script", "root": str(project),
+        "result": str(tmp_path / "result.json"), "span": [], "test_func": None,
+        "call_test_func": False}))
+    code = _LATE_IMPORTS.format(stdlib=WARM_STDLIB, harness=str(harness), spec=str(spec))
+    done = subprocess.run([sys.executable, "-I", "-c", code], input=new_marker().encode(),
+                          capture_output=True, timeout=60, check=False)
+    assert json.loads((tmp_path / "result.json").read_text())["status"] in (
+        "passed", "failed", "error")
+    new = done.stderr.decode().split("NEW ", 1)[1].split()
+    assert set(new) == {"mylib"}, f"imported per sample: {sorted(set(new) - {'mylib'})}"

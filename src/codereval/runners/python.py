@@ -66,8 +66,10 @@ TAIL_CHARS = 4000
 # Workspaces kept for reuse per evaluation: enough for each of a few jobs to find its
 # project's while samples of neighbouring tasks interleave.
 WORKSPACES_KEPT = 8
-# What the harness wrapper imports: loaded once in a warm worker, not once per sample.
-WARM_STDLIB = ("json", "runpy", "traceback")
+# What the harness wrapper imports: loaded once in a warm worker, not once per sample. Also
+# what it imports late: runpy.run_path imports pkgutil when called, and a traceback with an
+# exception imports ast to place its carets (~1 ms of CPU each, per sample, in the child).
+WARM_STDLIB = ("json", "runpy", "traceback", "pkgutil", "ast")
 INLINE_TEST = "test_codereval_inline.py"
 OFFICIAL_KINDS = (TestKind.CODEREVAL_MODULE, TestKind.CODEREVAL_STANDALONE)
 # The official layout's folder of standalone tests; a manifest entry of this name gives them an
