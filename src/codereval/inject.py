@@ -11,6 +11,7 @@ Lines inside multi-line strings are never re-indented: that would change the str
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from dataclasses import dataclass
@@ -148,6 +149,9 @@ def _sample_has_decorators(code: str) -> bool:
     )
 
 
+# Every sample of a task asks for the same span of the same file: parsing a project file of a
+# thousand lines costs milliseconds, a cached answer nothing (Span is frozen).
+@functools.lru_cache(maxsize=64)
 def last_def_span(source: str, name: str, *, with_decorators: bool = False) -> Span:
     """The last ``def name`` or ``def _name`` in ``source`` (the official platform's rule)."""
     tree = _parse_target(source, what="the test module")
@@ -161,6 +165,7 @@ def last_def_span(source: str, name: str, *, with_decorators: bool = False) -> S
     return _span(node, lines, with_decorators=with_decorators)
 
 
+@functools.lru_cache(maxsize=64)
 def span_at(
     source: str, name: str, *, lineno: int, end_lineno: int, with_decorators: bool = False
 ) -> Span:

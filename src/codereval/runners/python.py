@@ -173,6 +173,8 @@ class PythonProjectRunner(Runner):
         self._harness = resources.files("codereval.runners").joinpath(
             "python_harness.py"
         ).read_text(encoding="utf-8")
+        # What each (interpreter, environment, base) mounts, resolved once (see _mounts).
+        self._mount_cache: dict[tuple[Path, Path | None, Path | None], tuple[Mount, ...]] = {}
 
     # ------------------------------------------------------------------ environments
 
@@ -560,8 +562,17 @@ class PythonProjectRunner(Runner):
             "LANG": "C.UTF-8",
         }
 
+    def _mounts(self, python: Path, env: Environment | None, plan: _Plan) -> tuple[Mount, ...]:
+        # The same few per evaluation; resolving them is a dozen syscalls a sample.
+        key = (python, env.path if env is not None else None, plan.base)
+        mounts = self._mount_cache.get(key)
+        if mounts is None:
+            mounts = self._mount_cache[key] = self._resolve_mounts(python, env, plan)
+        return mounts
+
     @staticmethod
-    def _mounts(python: Path, env: Environment | None, plan: _Plan) -> tuple[Mount, ...]:
+    def _resolve_mounts(python: Path, env: Environment | None, plan: _Plan
+                        ) -> tuple[Mount, ...]:
         paths: list[Path] = []
         if env is not None:
             paths.append(env.path)

@@ -772,7 +772,9 @@ class Slot:
     def accepts(self, request: ExecRequest) -> str:
         """'' when a warm worker can serve the request, else why the fresh sandbox must."""
         for mount in request.mounts:
-            if mount.writable or mount.source.resolve() != mount.target.resolve():
+            # A path mounted at itself needs no resolving (the usual case: no syscalls).
+            if mount.writable or (mount.source != mount.target
+                                  and mount.source.resolve() != mount.target.resolve()):
                 return f"the request mounts {mount.source} at {mount.target} (writable or moved)"
         return ""
 
