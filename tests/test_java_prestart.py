@@ -7,6 +7,7 @@ shared jar holds too) gets a JVM started for it instead."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -40,8 +41,8 @@ def _needs_jdk_and_bwrap() -> None:
 
 
 class WatchingCompiler:
-    """The warm compiler, noting for each compile whether the sample's test JVM was alive
-    while it ran (found by the sample's private tmpdir on its command line)."""
+    """The warm compiler, noting for each compile whether the sample's test JVM was up while
+    it ran (found by the sample's private tmpdir on its command line)."""
 
     def __init__(self) -> None:
         self.inner = WarmJavac(pool_size=1)
@@ -50,10 +51,19 @@ class WatchingCompiler:
     def compile(self, sources: Mapping[str, str], *, classpath: Sequence[Path], out_dir: Path,
                 options: Sequence[str] = (), timeout: float = 120.0) -> CompileResult:
         tmpdir = f"-Djava.io.tmpdir={out_dir.parent / 'scratch'}"
-        result = self.inner.compile(sources, classpath=classpath, out_dir=out_dir,
-                                    options=options, timeout=timeout)
-        self.jvm_during_compile.append(bool(live_pids_with(tmpdir)))
-        return result
+        # Started before the compile, the JVM is exec'd by the worker's child shortly after:
+        # on a loaded machine later than a quick compile ends. Its marker is only written
+        # after the compile, so a JVM started early shows up while we wait here; one started
+        # late never does.
+        # (After one miss the test has failed: no more waiting.)
+        give_up = time.monotonic() + (15.0 if all(self.jvm_during_compile) else 0.0)
+        seen = bool(live_pids_with(tmpdir))
+        while not seen and time.monotonic() < give_up:
+            time.sleep(0.01)
+            seen = bool(live_pids_with(tmpdir))
+        self.jvm_during_compile.append(seen)
+        return self.inner.compile(sources, classpath=classpath, out_dir=out_dir,
+                                  options=options, timeout=timeout)
 
     def close(self) -> None:
         self.inner.close()

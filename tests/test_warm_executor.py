@@ -821,13 +821,13 @@ def test_a_started_request_runs_before_go_and_reads_its_stdin_only_then(pool: Wa
 def test_a_started_requests_wall_clock_starts_at_go(pool: WarmPool) -> None:
     with pool.slot() as slot:
         request, scratch = _held_request(slot, "touch booted; read line; sleep 0.2",
-                                         limits=Limits(wall_time=1.0))
+                                         limits=Limits(wall_time=2.0))
         with slot.start(request) as held:
             _wait_for(scratch / "booted")
-            time.sleep(1.5)  # longer than its whole limit: the wait is not the sample's time
+            time.sleep(2.5)  # longer than its whole limit: the wait is not the sample's time
             result, _ = held.go()
     assert result.exit_code == 0 and not result.timed_out
-    assert 0.2 <= result.wall_time < 1.0
+    assert 0.2 <= result.wall_time < 2.0
 
 
 def test_a_started_request_still_times_out_after_go(pool: WarmPool) -> None:
@@ -846,8 +846,10 @@ def test_leaving_a_started_request_without_go_kills_it_and_the_worker_serves_on(
     worker = the_worker(pool)
     token = f"held-{uuid.uuid4().hex}"
     with pool.slot() as slot:
+        # The child marks itself booted: its command line (with the token) is then in place.
         request, scratch = _held_request(
-            slot, f"{PY} -c 'import time; time.sleep(60)' {token} & touch booted; read line")
+            slot, f"{PY} -c 'import pathlib, time; pathlib.Path(\"booted\").touch(); "
+                  f"time.sleep(60)' {token} & read line")
         with slot.start(request):
             _wait_for(scratch / "booted")
             assert live_pids_with(token)
