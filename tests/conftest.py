@@ -52,6 +52,15 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def java_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini Java projects' environments, built once for the whole run: shared by the
+    xdist workers (the builder locks) and by every test module that runs mini-java."""
+    root = tmp_path_factory.getbasetemp().parent / "java-envs"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 class CliResult:
     def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
         self.exit_code = exit_code

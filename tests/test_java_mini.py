@@ -34,14 +34,6 @@ LIMITS = Limits(wall_time=8.0, memory_mb=512)
 
 
 @pytest.fixture(scope="session")
-def java_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # Shared by the xdist workers (the builder locks): the environment is built once.
-    root = tmp_path_factory.getbasetemp().parent / "java-envs"
-    root.mkdir(exist_ok=True)
-    return root
-
-
-@pytest.fixture(scope="session")
 def tasks() -> dict[str, Task]:
     return {t.task_id: t for t in load_records(MINI / "records.json")}
 

@@ -70,13 +70,6 @@ class WatchingCompiler:
 
 
 @pytest.fixture(scope="module")
-def env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.getbasetemp().parent / "java-envs"
-    root.mkdir(exist_ok=True)
-    return root
-
-
-@pytest.fixture(scope="module")
 def tasks() -> dict[str, Task]:
     return {t.task_id: t for t in load_records(MINI / "records.json")}
 
@@ -86,12 +79,12 @@ def _samples(*models: str) -> list[Sample]:
 
 
 @pytest.fixture
-def warm_ctx(tmp_path: Path, env_root: Path) -> Iterator[RunContext]:
+def warm_ctx(tmp_path: Path, java_env_root: Path) -> Iterator[RunContext]:
     sandbox = get_sandbox("auto")
     if "cgroup" not in sandbox.isolation:
         pytest.skip(f"cgroups unavailable: {sandbox.isolation}")
     pool = WarmPool(sandbox=sandbox, root=tmp_path / "warm")
-    yield RunContext(sandbox=sandbox, limits=LIMITS, work_root=tmp_path, env_root=env_root,
+    yield RunContext(sandbox=sandbox, limits=LIMITS, work_root=tmp_path, env_root=java_env_root,
                      projects_dir=MINI / "projects.toml", warm=pool)
     pool.close()
 

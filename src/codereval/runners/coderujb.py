@@ -62,6 +62,7 @@ from codereval.runners.java import (
     OOM_EXIT,
     TAIL,
     JavaProjectRunner,
+    compile_stopped,
     exception_line,
     newer_junit,
     split_marker,
@@ -448,12 +449,9 @@ class CoderUjbRunner(Runner):
         compiled = self._java.compiler().compile(sources, classpath=info.compile_classpath(),
                                                  out_dir=classes, options=info.compile_options(),
                                                  timeout=COMPILE_TIMEOUT)
-        if compiled.infra_error:
-            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
-                           detail=compiled.infra_error)
-        if compiled.timed_out:
-            return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
-                           detail=f"compiling took over {COMPILE_TIMEOUT:.0f}s")
+        stopped = compile_stopped(compiled, base)
+        if stopped is not None:
+            return stopped
         if compiled.ok:
             return None
         # The parser and javac agree on what is a syntax error: only then is it one.

@@ -41,7 +41,7 @@ from codereval.java.artifacts import (
 )
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
 from codereval.java.cds import ClassPathPlan, SharedArchives
-from codereval.java.compiler import JavaCompiler, WarmJavac
+from codereval.java.compiler import CompileResult, JavaCompiler, WarmJavac
 from codereval.java.inject import (
     JavaInjectionError,
     first_class_name,
@@ -313,12 +313,9 @@ class JavaProjectRunner(Runner):
             compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
                                                out_dir=classes, options=options,
                                                timeout=COMPILE_TIMEOUT)
-            if compiled.infra_error:
-                return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
-                               detail=compiled.infra_error)
-            if compiled.timed_out:
-                return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
-                               detail=_join(f"compiling took over {COMPILE_TIMEOUT:.0f}s", note))
+            stopped = compile_stopped(compiled, base, note=note)
+            if stopped is not None:
+                return stopped
             if not compiled.ok:
                 return Outcome(**base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
                                detail=_join(compiled.diagnostics.strip()[:4000], note),
@@ -405,6 +402,19 @@ class JavaProjectRunner(Runner):
         prefix = package.replace(".", "/") + "/" if package else ""
         return TestSource(class_name=f"{package}.{name}" if package else name,
                           relative=f"{prefix}{name}.java", text=text, kind=kind)
+
+
+def compile_stopped(compiled: CompileResult, base: dict[str, object], *,
+                    note: str = "") -> Outcome | None:
+    """The outcome of a compile that did not finish (the compiler failed, or ran out of time);
+    None when it finished, whether or not the sources compiled."""
+    if compiled.infra_error:
+        return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                       detail=compiled.infra_error)
+    if compiled.timed_out:
+        return Outcome(**base, verdict=Verdict.TIMEOUT, stage=Stage.COMPILE,
+                       detail=_join(f"compiling took over {COMPILE_TIMEOUT:.0f}s", note))
+    return None
 
 
 def _same_plan(a: ClassPathPlan, b: ClassPathPlan) -> bool:
