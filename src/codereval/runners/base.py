@@ -8,7 +8,7 @@ the result into an Outcome. It must never write to the project's base tree or en
 from __future__ import annotations
 
 import contextlib
-import shutil
+import logging
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING
 
 from codereval.model import Outcome, Sample, Task
 from codereval.sandbox.base import Limits, Sandbox
+from codereval.workspace import remove_tree
 
 if TYPE_CHECKING:
     from codereval.sandbox.warm import Slot, WarmPool
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +81,8 @@ def sample_workdir(ctx: RunContext, *, prefix: str, warm: bool = True,
 
     With warm workers in the run (and ``warm``), the directory is a fresh scratch in a leased
     slot (``in_memory``: on /dev/shm), which the slot's workers already see; else a new folder
-    under the work root and no slot.
+    under the work root and no slot. Removed even if the sample made parts of it read-only
+    (which plain ``rmtree`` cannot undo for a user other than root).
     """
     pool = ctx.warm if warm else None
     leased = pool.slot() if pool is not None else contextlib.nullcontext(None)
@@ -91,4 +95,8 @@ def sample_workdir(ctx: RunContext, *, prefix: str, warm: bool = True,
         try:
             yield workdir, slot
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            try:
+                remove_tree(workdir)
+            except OSError as exc:
+                # The verdict stands; the evaluation's work root is removed again at its end.
+                log.warning("could not remove %s: %s", workdir, exc)

@@ -15,7 +15,6 @@ Without ``compat`` the stricter behaviour stays, and an outcome's detail says wh
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -50,11 +49,11 @@ from codereval.model import (
     TestKind,
     Verdict,
 )
-from codereval.runners.base import RunContext, Runner
+from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.platform import OfficialPlatform, official_platform
 from codereval.runners.python_imports import ImportClosure, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
-from codereval.workspace import choose_strategy, make_workspace, remove_tree
+from codereval.workspace import choose_strategy, make_workspace
 from codereval.workspace_cache import Lease, WorkspaceCache
 
 if TYPE_CHECKING:
@@ -444,16 +443,11 @@ class PythonProjectRunner(Runner):
             return outcome(verdict, Stage.INJECT, detail=exc.detail)
         except (_Infra, OSError, UnicodeDecodeError) as exc:
             return outcome(Verdict.INFRA_ERROR, Stage.INJECT, detail=str(exc))
-        leased = ctx.warm.slot() if ctx.warm is not None else contextlib.nullcontext(None)
-        with leased as slot:
-            scratch = (slot.new_scratch() if slot is not None
-                       else ctx.work_root / f"py-{uuid.uuid4().hex}")
-            try:
+        try:
+            with sample_workdir(ctx, prefix="py-") as (scratch, slot):
                 return self._execute(task, plan, env, ctx, scratch, outcome, slot)
-            except (_Infra, OSError) as exc:
-                return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
-            finally:
-                remove_tree(scratch)
+        except (_Infra, OSError) as exc:
+            return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
 
     def _execute(
         self, task: Task, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
@@ -462,7 +456,6 @@ class PythonProjectRunner(Runner):
         sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
         strategy = choose_strategy(ctx.sandbox.isolation, sealed=sealed)
         workspace = scratch / "project"
-        scratch.mkdir(parents=True, exist_ok=True)
         (scratch / "tmp").mkdir()
         lease: Lease | None = None
         cache = self._workspace_cache(ctx) if strategy == "hardlink" else None
