@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,12 @@ def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, r
     assert f"prepared 5 tasks in {out}: 4 ready, 1 with problems" in result.stdout
     assert "no official test" in result.stdout and NO_TEST in result.stdout
 
-    # The project is the pinned commit, not the newest, and carries no .git.
+    # The project is the pinned commit, not the newest, and carries no .git; the checkout
+    # was at the newest, and the output says which commit was taken instead.
+    newest = subprocess.run(["git", "rev-parse", "HEAD"], cwd=world.checkouts / SLUG,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert (f"note: acme/ledger: the checkout is at {newest[:12]}; prepared at the manifest's "
+            f"pinned commit {world.pinned[:12]}") in result.stdout
     project = out / "repos" / SLUG
     assert (project / "ledger" / "money.py").read_text() == MONEY_PINNED
     assert not (project / ".git").exists()
@@ -71,6 +77,18 @@ def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, r
     meta = json.loads((out / "benchmark.json").read_text())
     assert meta["family"] == "codereval-python" and meta["ready_tasks"] == 4
     assert meta["projects"]["acme/ledger"]["commit"] == world.pinned
+
+
+def test_a_checkout_already_at_the_pinned_commit_gets_no_note(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    subprocess.run(["git", "checkout", "-q", world.pinned], cwd=world.checkouts / SLUG,
+                   check=True)
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--test-map", world.test_map,
+                      "--checkouts", world.checkouts)
+    assert result.exit_code == 0, result
+    assert "the checkout is at" not in result.stdout
+    assert (out / "repos" / SLUG / "ledger" / "money.py").read_text() == MONEY_PINNED
 
 
 def test_relative_paths_work_from_any_directory(

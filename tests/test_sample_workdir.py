@@ -12,6 +12,8 @@ import pytest
 from codereval.runners.base import RunContext, sample_workdir
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
+from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.warm import WarmPool
 from codereval.workspace import remove_tree
 
 NOBODY = 65534
@@ -89,6 +91,53 @@ def test_folders_the_sample_made_read_only_are_removed_too_for_a_user_other_than
         if uid != os.geteuid():
             os.chown(work_root, uid, uid)
         assert _removed_as(uid, work_root)
+        assert list(work_root.iterdir()) == []
+    finally:
+        remove_tree(outer)
+
+
+def _pool_folders_removed_as(uid: int, work_root: Path) -> bool:
+    sandbox = BwrapSandbox()  # found as root: the unprivileged child cannot search /root
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status only
+        code = 3
+        try:
+            if os.geteuid() != uid:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            pool = WarmPool(sandbox=sandbox, root=work_root / "warm")
+            with pool.slot() as slot:
+                scratch = slot.new_scratch(in_memory=True)
+                roots = [folder.parent for folder in slot.dirs]
+            # What a sample left where the lease's own sweep does not look.
+            for root in roots:
+                _lock_up(root / "left-behind")
+            pool.close()
+            code = 1 if any(root.exists() for root in roots) or scratch.exists() else 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1), status
+    return os.WEXITSTATUS(status) == 0
+
+
+def test_a_warm_pool_removes_its_folders_read_only_parts_and_all() -> None:
+    # Its slots' folders hold the samples' scratches, on /dev/shm too (memory, not disk).
+    reason = BwrapSandbox.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    uid = NOBODY if os.geteuid() == 0 else os.geteuid()
+    outer = Path(tempfile.mkdtemp(prefix="codereval-test-pool-"))
+    try:
+        outer.chmod(0o755)
+        work_root = outer / "work"
+        work_root.mkdir()
+        if uid != os.geteuid():
+            os.chown(work_root, uid, uid)
+        assert _pool_folders_removed_as(uid, work_root)
         assert list(work_root.iterdir()) == []
     finally:
         remove_tree(outer)

@@ -39,7 +39,7 @@ from codereval.prepare.layout import (
     module_test_path,
     standalone_test_path,
 )
-from codereval.prepare.projects import Placed, load_project_specs, place_project
+from codereval.prepare.projects import Placed, load_project_specs, moved_notes, place_project
 from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import STANDALONE, project_folder
 from codereval.workspace import remove_tree
@@ -208,6 +208,7 @@ def _prepare_into(
     atomic_write_jsonl(root / "checks.jsonl", [c.to_dict() for c in checks])
     notes = _write_manifest(root / "projects.toml", placed=placed, specs=specs,
                             standalone=any(k == "standalone" for k in kinds.values()))
+    notes += moved_notes(placed)
     return PrepareReport(out=root, tasks=len(tasks), checks=checks, placed=placed, notes=notes)
 
 

@@ -43,6 +43,15 @@ class Placed:
     origin: str  # "tree" | "checkout" | "checkout (unverified)" | "fetched" | "missing"
     commit: str = ""
     note: str = ""
+    # The checkout's own HEAD where it was not the pinned commit (the pinned one was placed).
+    moved_from: str = ""
+
+
+def moved_notes(placed: dict[str, Placed]) -> list[str]:
+    """One line per project whose checkout was at another commit than the pinned one placed."""
+    return [f"{name}: the checkout is at {where.moved_from[:12]}; prepared at the manifest's "
+            f"pinned commit {where.commit[:12]}"
+            for name, where in sorted(placed.items()) if where.moved_from]
 
 
 def _git(argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -121,6 +130,9 @@ def _clone_at(
     """
     # Absolute: git runs in another directory, and a relative --out must not land there.
     staging = dest.resolve().with_name(dest.name + ".clone")
+    head = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd=repo).stdout.strip()
+    pinned = _git(["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                  cwd=repo).stdout.strip()
     remove_tree(staging)
     done = _git(["clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo.resolve()),
                  str(staging)], cwd=repo.parent)
@@ -142,7 +154,8 @@ def _clone_at(
         shutil.copytree(dest, staging, dirs_exist_ok=True)
         remove_tree(dest)
     staging.rename(dest)
-    return Placed(project=project, origin="checkout", commit=commit)
+    return Placed(project=project, origin="checkout", commit=commit,
+                  moved_from=head if head and pinned and head != pinned else "")
 
 
 def _place_submodule(repo: Path, clone: Path, *, path: str, commit: str) -> str:

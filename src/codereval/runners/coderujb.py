@@ -22,10 +22,10 @@ DD tasks never come here: ``coderujb-dd`` reads their answers.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -77,6 +77,7 @@ from codereval.runners.ujb_verdicts import (
     versions_for,
 )
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount
+from codereval.workspace import remove_tree
 
 # The benchmark names whose tasks this runner takes (the published dataset, our mini one).
 UJB_BENCHMARKS = ("coderujb", "mini-coderujb")
@@ -313,7 +314,8 @@ class CoderUjbRunner(Runner):
             return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.INJECT,
                            detail=f"{task.task_id}: {exc}")
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(work)
 
     def _method_sample(self, task: Task, spec: UjbSpec, code: str, ctx: RunContext, *,
                        env: VersionEnv, work: Path, base: dict[str, object]) -> Outcome:
@@ -501,7 +503,8 @@ class CoderUjbRunner(Runner):
                 limits=dataclasses.replace(limits, address_space=False)))
             return classify_tests(result, marker=marker)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(scratch)
 
     def _coverage_report(self, info: JavaEnvInfo, ctx: RunContext, *, cli: Path, exec_file: Path,
                          classes: Sequence[str]) -> CoverageCounts:

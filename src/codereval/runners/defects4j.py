@@ -16,6 +16,7 @@ copy, and every ``defects4j`` command it causes runs in the sandbox with only th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -45,6 +46,7 @@ from codereval.runners.ujb_verdicts import (
     versions_for,
 )
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+from codereval.workspace import remove_tree
 
 D4J_MISSING = ("defects4j is not on PATH: install Defects4J (git clone "
                "https://github.com/rjust/defects4j, cpanm --installdeps ., ./init.sh, then add "
@@ -364,7 +366,8 @@ class Defects4JExecutor(Runner):
             return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.INJECT,
                            detail=f"{task.task_id}: {exc}")
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(tmp)
 
     def _method(self, spec: UjbSpec, work: Path, ctx: RunContext,
                 base: dict[str, object]) -> Outcome:

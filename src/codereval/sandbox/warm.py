@@ -36,7 +36,6 @@ import os
 import re
 import secrets
 import selectors
-import shutil
 import signal
 import socket
 import subprocess
@@ -740,7 +739,8 @@ def _memory_root() -> Path | None:
     for stale in _SHM.glob(f"{_SHM_PREFIX}*-*"):
         pid = stale.name[len(_SHM_PREFIX):].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(stale, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove_tree(stale)
     try:
         path = _SHM / f"{_SHM_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
         path.mkdir(mode=0o700)
@@ -1025,7 +1025,10 @@ class WarmPool:
         for entry in entries:
             entry.worker.close()
         for folder in self._roots:
-            shutil.rmtree(folder, ignore_errors=True)
+            # Samples' scratches are in these folders (on /dev/shm too): whatever they
+            # made read-only goes as well.
+            with contextlib.suppress(OSError):
+                remove_tree(folder)
 
 
 class WarmSandbox(Sandbox):
