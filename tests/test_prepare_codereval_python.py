@@ -77,6 +77,7 @@ def test_a_test_map_and_local_checkouts_make_a_ready_benchmark(tmp_path: Path, r
     meta = json.loads((out / "benchmark.json").read_text())
     assert meta["family"] == "codereval-python" and meta["ready_tasks"] == 4
     assert meta["projects"]["acme/ledger"]["commit"] == world.pinned
+    assert meta["projects"]["acme/ledger"]["checkout_head"] == newest
 
 
 def test_a_checkout_already_at_the_pinned_commit_gets_no_note(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -102,6 +103,11 @@ def test_relative_paths_work_from_any_directory(
     project = tmp_path / "bench" / "repos" / SLUG
     assert (project / "ledger" / "money.py").read_text() == MONEY_PINNED
     assert not list(tmp_path.glob("checkouts/*.clone"))
+    # What it was made from is named so that it can be found from anywhere.
+    meta = json.loads((tmp_path / "bench" / "benchmark.json").read_text())
+    assert meta["tests"]["path"] == str(world.test_map.resolve())
+    assert Path(meta["records"]["path"]).is_absolute()
+    assert Path(meta["records"]["path"]).is_file()
 
 
 def test_a_project_that_cannot_be_had_offline_is_reported_not_fetched(

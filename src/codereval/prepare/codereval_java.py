@@ -38,7 +38,7 @@ from codereval.jsonl import atomic_write_jsonl, atomic_write_text, iter_jsonl, r
 from codereval.prepare.checks import TaskCheck, content_difference
 from codereval.prepare.codereval_python import PrepareReport
 from codereval.prepare.java_locate import Found, Method, index_methods, locate, methods_of
-from codereval.prepare.projects import Placed, moved_notes, place_project
+from codereval.prepare.projects import Placed, moved_notes, place_project, placed_json
 from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import project_folder
 from codereval.workspace import remove_tree
@@ -147,13 +147,14 @@ def prepare_codereval_java(
             "family": FAMILY,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "codereval_version": __version__,
-            "results": str(results),
-            "prompts": str(prompts),
-            "records": str(records) if records else "rebuilt from the prompts and projects",
+            "results": str(results.resolve()),
+            "prompts": str(prompts.resolve()),
+            "records": (str(records.resolve()) if records
+                        else "rebuilt from the prompts and projects"),
             "tests": "none: the official CoderEval-Java tests were never published",
-            "projects_manifest": str(manifest) if manifest else "shipped with codereval",
-            "projects": {name: {"origin": p.origin, "commit": p.commit, "note": p.note}
-                         for name, p in sorted(report.placed.items())},
+            "projects_manifest": (str(manifest.resolve()) if manifest
+                                  else "shipped with codereval"),
+            "projects": placed_json(report.placed),
             "ready_tasks": report.ready,
             "notes": report.notes,
         }

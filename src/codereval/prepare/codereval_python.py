@@ -39,7 +39,13 @@ from codereval.prepare.layout import (
     module_test_path,
     standalone_test_path,
 )
-from codereval.prepare.projects import Placed, load_project_specs, moved_notes, place_project
+from codereval.prepare.projects import (
+    Placed,
+    load_project_specs,
+    moved_notes,
+    place_project,
+    placed_json,
+)
 from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import STANDALONE, project_folder
 from codereval.workspace import remove_tree
@@ -62,7 +68,7 @@ class TestsSource:
         for kind in ("test_map", "image", "tree"):
             value = getattr(self, kind)
             if value is not None:
-                return {"kind": kind, "path": str(value)}
+                return {"kind": kind, "path": str(Path(value).resolve())}
         return {"kind": "none", "path": ""}
 
 
@@ -306,11 +312,12 @@ def _write_benchmark_json(
         "family": FAMILY,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "codereval_version": __version__,
-        "records": {"path": str(records), "sha256": _sha256(records), "tasks": report.tasks},
+        # Absolute: the file is named for whoever reads this later, from wherever.
+        "records": {"path": str(records.resolve()), "sha256": _sha256(records),
+                    "tasks": report.tasks},
         "tests": tests.describe(),
-        "projects_manifest": str(manifest) if manifest else "shipped with codereval",
-        "projects": {name: {"origin": p.origin, "commit": p.commit, "note": p.note}
-                     for name, p in sorted(report.placed.items())},
+        "projects_manifest": str(manifest.resolve()) if manifest else "shipped with codereval",
+        "projects": placed_json(report.placed),
         "ready_tasks": report.ready,
         "notes": report.notes,
     }

@@ -54,6 +54,13 @@ def moved_notes(placed: dict[str, Placed]) -> list[str]:
             for name, where in sorted(placed.items()) if where.moved_from]
 
 
+def placed_json(placed: dict[str, Placed]) -> dict[str, dict[str, str]]:
+    """benchmark.json's record of where each project came from."""
+    return {name: {"origin": p.origin, "commit": p.commit, "note": p.note}
+            | ({"checkout_head": p.moved_from} if p.moved_from else {})
+            for name, p in sorted(placed.items())}
+
+
 def _git(argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *argv], cwd=cwd, capture_output=True, text=True, check=False)
 
