@@ -32,6 +32,7 @@ from codereval import engine, store
 from codereval.errors import UserError
 from codereval.model import Sample, Task
 from codereval.scoring import Scores
+from codereval.selection import samples_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -357,6 +358,8 @@ def evaluate(
     each running as many samples at once as it has Ray CPUs; ``ray_address`` is the cluster,
     by default $RAY_ADDRESS or a Ray started for the call; needs ``codereval[ray]``);
     ``preload`` what warm project workers import first: "auto", "none" or "mod1,mod2".
+    ``benchmark.select(task_ids=..., levels=..., projects=...)`` evaluates part of a benchmark:
+    the samples of the tasks it leaves out are not run.
 
     A KeyboardInterrupt (Ctrl-C, a notebook's interrupt) propagates after the finished
     outcomes are saved; call again to resume. Raises UserError for bad input (unknown task ids,
@@ -364,6 +367,9 @@ def evaluate(
     """
     bench = _as_benchmark(benchmark)
     items, official_name = resolve_samples(samples, benchmark=bench)
+    if bench.selection:
+        # A benchmark cut with select(): the samples of the tasks it left out are not run.
+        items = samples_of(items, bench.tasks)
     return evaluate_samples(
         bench,
         items,

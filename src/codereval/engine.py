@@ -8,6 +8,7 @@ resume: a re-run of the same command skips what is already finished.
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import sys
 import time
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
 from rich.progress import (
@@ -33,9 +34,10 @@ from codereval import HARNESS_VERSION, __version__
 from codereval.errors import UserError, name_some
 from codereval.executors import DEFAULT_EXECUTOR, Executor, ExecutorOptions, Job, load_executor
 from codereval.executors.sample import default_env_root
-from codereval.model import Outcome, Sample, Task, Verdict, sha256_text
+from codereval.model import Level, Outcome, Sample, Task, Verdict, sha256_text
 from codereval.runners import Runner, load_runner, runner_name_for
 from codereval.sandbox import Limits, Sandbox
+from codereval.selection import TaskFilter
 from codereval.store import (
     OUTCOMES_JSONL,
     SAMPLES_JSONL,
@@ -68,10 +70,24 @@ class Benchmark:
     # The tasks file when there is one (recorded in run.json), else where they came from.
     source: str = ""
     source_sha256: str = ""
+    # The filter that chose these tasks from the whole benchmark, as options (run.json).
+    selection: tuple[str, ...] = ()
 
     @property
     def version(self) -> str:
         return tasks_version(self.tasks)
+
+    def select(self, *, task_ids: Sequence[str] = (), levels: Sequence[Level | str] = (),
+               projects: Sequence[str] = ()) -> Self:
+        """The same benchmark cut to the tasks with these ids, levels and projects (each kind
+        any of its values, all kinds at once); UserError for a value that matches nothing."""
+        chosen = TaskFilter(task_ids=tuple(task_ids), levels=tuple(Level(v) for v in levels),
+                            projects=tuple(projects))
+        if not chosen:
+            return self
+        return dataclasses.replace(
+            self, tasks=chosen.apply(self.tasks, benchmark=self.name),
+            selection=(*self.selection, *chosen.describe()))
 
 
 def tasks_version(tasks: Sequence[Task]) -> str:
@@ -401,6 +417,7 @@ def _start_run_dir(
             "source": benchmark.source,
             "source_sha256": benchmark.source_sha256,
             "tasks": len(benchmark.tasks),
+            **({"selection": list(benchmark.selection)} if benchmark.selection else {}),
         },
         "samples": len(samples),
         "mode": options.mode,

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from codereval.errors import Interrupted, UserError
-from codereval.model import Sample
+from codereval.model import Level, Sample
 
 
 @click.command("evaluate")
@@ -37,6 +37,27 @@ from codereval.model import Sample
     type=click.Path(path_type=Path),
     help="Samples: the official file ({_id, generate_results}) or JSONL {task_id, completion}; "
     "a built-in benchmark defaults to its own.",
+)
+@click.option(
+    "--only-task",
+    "only_tasks",
+    multiple=True,
+    metavar="ID|@FILE",
+    help="Evaluate only this task (repeat, or comma-separate; @FILE: one id per line).",
+)
+@click.option(
+    "--only-level",
+    "only_levels",
+    multiple=True,
+    type=click.Choice([level.value for level in Level]),
+    help="Evaluate only tasks at this runnable level (repeatable).",
+)
+@click.option(
+    "--only-project",
+    "only_projects",
+    multiple=True,
+    metavar="OWNER/REPO",
+    help="Evaluate only tasks of this project (repeatable).",
 )
 @click.option(
     "--tests-dir",
@@ -119,6 +140,9 @@ def evaluate_command(
     prepared: Path | None,
     data_dir: Path | None,
     samples_path: Path | None,
+    only_tasks: tuple[str, ...],
+    only_levels: tuple[str, ...],
+    only_projects: tuple[str, ...],
     tests_dir: Path | None,
     projects: Path | None,
     jobs: int | None,
@@ -153,6 +177,8 @@ def evaluate_command(
           --compat --out runs/chatgpt
       codereval evaluate --benchmark humanevalx-python --samples gens.jsonl \\
           --executor ray --ray-address 10.0.0.1:6379 --out runs/hx-py
+      codereval evaluate --prepared bench/codereval-python --samples Raw_Input.jsonl \\
+          --only-level class_runnable --only-project pexip/os-python-cachetools --out runs/part
     """
     from rich.console import Console
 
@@ -170,7 +196,13 @@ def evaluate_command(
         projects=projects,
         prepared=prepared,
     )
+    from codereval.selection import read_task_ids, samples_of
+
+    whole = bench
+    bench = bench.select(task_ids=read_task_ids(only_tasks), levels=only_levels,
+                         projects=only_projects)
     samples: list[Sample]
+    given = 0
     if reference:
         from codereval.gold import gold_samples
 
@@ -180,7 +212,11 @@ def evaluate_command(
         samples_path = samples_path or bench.default_samples
         if samples_path is None:
             raise UserError("no samples to evaluate", hint="pass --samples FILE (or --reference)")
-        samples, official_name = resolve_samples(samples_path, benchmark=bench)
+        # Checked against the whole benchmark: a sample of a task left out is no mistake.
+        samples, official_name = resolve_samples(samples_path, benchmark=whole)
+        given = len(samples)
+        if bench is not whole:
+            samples = samples_of(samples, bench.tasks)
 
     try:
         report = evaluate_samples(
@@ -207,9 +243,13 @@ def evaluate_command(
             f"interrupted; finished outcomes are kept in {run_dir}",
             hint="re-run the same command to resume",
         ) from None
+    # A part of a benchmark says which part, so that its numbers are not read as the whole's.
+    of_samples = f", {given} samples" if given else ""
+    part = (f" (of {len(whole.tasks)} tasks{of_samples}: {' '.join(bench.selection)})"
+            if bench is not whole else "")
     click.echo(
         f"{len(report.outcomes)} outcomes for {len(report.samples)} samples of "
-        f"{len({s.task_id for s in report.samples})} tasks: {report.ran} run now, "
+        f"{len({s.task_id for s in report.samples})} tasks{part}: {report.ran} run now, "
         f"{report.skipped} already done; isolation {report.isolation}, executor "
         f"{report.executor}; in {run_dir}"
     )

@@ -208,6 +208,8 @@ def score_command(
         labels = [board.label for board in boards]
         extra += render_ujb(labels, ujbs, boards[0].ks)
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
+    for note in selection_notes(inputs):
+        click.echo(f"note: {note}")
     if any(ujb is not None for ujb in ujbs):
         for note in ujb_notes(labels, ujbs):
             click.echo(f"note: {note}")
@@ -216,6 +218,21 @@ def score_command(
         print_wide(render_paired(comparisons, ks=boards[0].ks))
     if html_path is not None:
         click.echo(f"HTML report: {html_path}")
+
+
+def selection_notes(inputs: Sequence[Path]) -> list[str]:
+    """Runs of part of a benchmark (evaluate --only-*) say so: their scores are over that part."""
+    from codereval.store import read_run_json
+
+    notes = []
+    for path in inputs:
+        meta = read_run_json(path) if path.is_dir() else None
+        bench = meta.get("benchmark") if meta else None
+        if isinstance(bench, dict) and bench.get("selection"):
+            notes.append(f"{path} evaluated {bench.get('tasks')} task(s) of {bench.get('name')}, "
+                         f"selected with {' '.join(map(str, bench['selection']))}: its scores "
+                         "are over those tasks only")
+    return notes
 
 
 def render_paired(comparisons: Sequence[PairedComparison], *, ks: Sequence[int]) -> Table:
