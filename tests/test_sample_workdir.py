@@ -32,7 +32,7 @@ def _lock_up(workdir: Path) -> None:
     (locked.parent / "file").write_text("x")
     locked.chmod(0o500)
     locked.parent.chmod(0o000)
-    workdir.chmod(0o500)
+    workdir.chmod(0o000)
 
 
 def test_without_warm_workers_it_is_a_new_folder_under_the_work_root_and_gone_after(

@@ -106,8 +106,17 @@ def remove_tree(path: Path) -> None:
     if path.is_symlink():
         path.unlink()
         return
-    if not path.exists():
+    try:
+        # Almost always enough; the walk below is for what was made read-only.
+        shutil.rmtree(path)
         return
+    except FileNotFoundError:
+        if not path.exists():
+            return
+    except OSError:
+        pass
+    # A folder with no search permission hides its contents from the walk: open each first.
+    os.chmod(path, 0o700)
     for dirpath, dirnames, _filenames in os.walk(str(path)):
         os.chmod(dirpath, 0o700)
         for name in dirnames:
