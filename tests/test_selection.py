@@ -91,6 +91,8 @@ def test_select_keeps_the_name_records_the_filter_and_changes_the_version() -> N
     assert part.version != whole.version
     assert whole.select() is whole
     assert _ids(part.select(projects=["other/lib"]).tasks) == ["half"]
+    with pytest.raises(UserError, match=r"unknown runnable level.*someday"):
+        whole.select(levels=["someday"])
 
 
 def test_samples_of_the_tasks_left_out_are_dropped_and_none_left_is_an_error() -> None:

@@ -81,6 +81,10 @@ class Benchmark:
                projects: Sequence[str] = ()) -> Self:
         """The same benchmark cut to the tasks with these ids, levels and projects (each kind
         any of its values, all kinds at once); UserError for a value that matches nothing."""
+        unknown = [str(v) for v in levels if v not in set(Level)]
+        if unknown:
+            raise UserError(f"unknown runnable level(s): {', '.join(unknown)}",
+                            hint=f"levels: {', '.join(level.value for level in Level)}")
         chosen = TaskFilter(task_ids=tuple(task_ids), levels=tuple(Level(v) for v in levels),
                             projects=tuple(projects))
         if not chosen:
