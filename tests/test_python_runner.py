@@ -329,3 +329,48 @@ def test_the_harness_imports_nothing_per_sample_that_a_warm_worker_preloads(
         "passed", "failed", "error")
     new = done.stderr.decode().split("NEW ", 1)[1].split()
     assert set(new) == {"mylib"}, f"imported per sample: {sorted(set(new) - {'mylib'})}"
+
+
+_DISK_HOG = """
+import os
+block = b'x' * (1 << 20)
+for i in range(32):  # 1 GB at most, in files under the file-size limit
+    with open(f'disk-hog-{i}', 'wb') as out:
+        for _ in range(32):
+            out.write(block)
+"""
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_a_sample_that_fills_the_disk_is_stopped_and_told_so(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path,
+    executor: str,
+) -> None:
+    """A sample writing past --disk is a runtime_error naming the limit, and its files go."""
+    _bwrap_or_skip()
+    task = next(t for t in tasks.values() if t.name == "normalize_whitespace")
+    reference = next(s for label, s in samples
+                     if label == "reference" and s.task_id == task.task_id)
+    limits = Limits(wall_time=20.0, memory_mb=512, processes=64, disk_mb=128)
+    work = tmp_path / "work"
+    pool = None
+    if executor == "warm":
+        from codereval.sandbox.warm import WarmPool
+        pool = WarmPool(sandbox=get_sandbox("bwrap"), root=work / "warm")
+    ctx = RunContext(sandbox=get_sandbox("bwrap"), limits=limits, work_root=work,
+                     env_root=env_root, tests_dir=data.mini_python_tests_dir(), warm=pool)
+    runner = PythonProjectRunner()
+    try:
+        hog = reference.model_copy(update={"code": (reference.code or "") + _DISK_HOG})
+        outcome = runner.run(task, hog, ctx)
+        assert outcome.provenance.executor == executor
+        assert outcome.verdict is Verdict.RUNTIME_ERROR, outcome
+        assert outcome.detail == "wrote more than 128 MB to disk"
+        # The next sample runs as usual.
+        assert runner.run(task, reference, ctx).verdict is Verdict.PASSED
+    finally:
+        runner.close()
+        if pool is not None:
+            pool.close()
+    left = [p for p in work.rglob("disk-hog-*")]
+    assert not left

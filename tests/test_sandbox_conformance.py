@@ -42,6 +42,7 @@ WEAKNESSES: dict[tuple[str, str], str] = {
     ("bwrap-nocgroup", "cpu_measured"): "without cpuacct the sandboxed tree's CPU time is unknown",
     ("none", "cpu"): "no CPU time limit",
     ("none", "fsize"): "no file size limit",
+    ("none", "disk"): "no disk limit",
     ("none", "processes"): "no process limit",
     ("none", "daemons"): _NO_PIDNS,
     ("rlimit", "daemons"): _NO_PIDNS,
@@ -279,6 +280,57 @@ def test_file_size_limit(backend: str, scratch: Path) -> None:
     result = run_py(make(backend), scratch, code, limits=Limits(wall_time=10, file_size_mb=1))
     assert result.exit_code != 0
     assert (scratch / "big").stat().st_size <= 1 << 20
+
+
+# 1 GB at most, so that a backend with no disk limit ends it by itself.
+_DISK_HOG = """
+    block = b'x' * (1 << 20)
+    for i in range(32):
+        with open(f'f{i}', 'wb') as out:
+            for _ in range(32):
+                out.write(block)
+"""
+
+
+@pytest.mark.parametrize("backend", backends("disk"))
+def test_writing_past_the_disk_limit_stops_the_run(backend: str, scratch: Path) -> None:
+    # Files of 32 MB, each under the file-size limit: only the total can stop it.
+    started = time.monotonic()
+    result = run_py(make(backend), scratch, _DISK_HOG, limits=Limits(wall_time=20, disk_mb=128))
+    assert result.limit_exceeded == "wrote more than 128 MB to disk"
+    assert not result.timed_out and not result.memory_exceeded and not result.sandbox_error
+    assert time.monotonic() - started < 20
+    assert sum(f.stat().st_size for f in scratch.iterdir()) < 512 << 20
+
+
+@pytest.mark.parametrize("backend", backends("disk"))
+def test_a_run_beside_a_disk_hog_is_not_stopped_for_the_hogs_writes(
+        backend: str, tmp_path: Path) -> None:
+    sandbox = make(backend)
+    quiet_scratch, hog_scratch = tmp_path / "quiet", tmp_path / "hog"
+    quiet_scratch.mkdir()
+    hog_scratch.mkdir()
+    limits = Limits(wall_time=20, disk_mb=128)
+    results: dict[str, ExecResult] = {}
+
+    def hog() -> None:
+        results["hog"] = run_py(sandbox, hog_scratch, _DISK_HOG, limits=limits)
+
+    # Its own 16 MB, then it waits while the other writes hundreds.
+    quiet = """
+        import time
+        with open('mine', 'wb') as out:
+            out.write(b'x' * (16 << 20))
+        time.sleep(3)
+        print('done')
+    """
+    thread = threading.Thread(target=hog)
+    thread.start()
+    results["quiet"] = run_py(sandbox, quiet_scratch, quiet, limits=limits)
+    thread.join()
+    assert results["hog"].limit_exceeded
+    assert results["quiet"].limit_exceeded == ""
+    assert results["quiet"].exit_code == 0 and b"done" in results["quiet"].stdout
 
 
 @pytest.mark.parametrize("backend", backends("output"))

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from codereval import engine, store
 from codereval.errors import UserError
 from codereval.model import Sample, Task
+from codereval.sandbox.base import DEFAULT_DISK_MB
 from codereval.scoring import Scores
 from codereval.selection import samples_of
 
@@ -332,6 +333,7 @@ def evaluate(
     jobs: int | None = None,
     timeout: float = 10.0,
     memory_mb: int = 2048,
+    disk_mb: int = DEFAULT_DISK_MB,
     sandbox: str = "auto",
     compat: bool = False,
     rerun: bool = False,
@@ -348,9 +350,10 @@ def evaluate(
     benchmark ships. Outcomes are written to ``run_dir`` as they come (results.sqlite,
     outcomes.jsonl, the official ``*_out.jsonl``). Calling again with the same arguments resumes:
     finished samples are not run again (``rerun=True`` starts over). ``jobs`` defaults to the
-    cores this process may use; ``timeout`` (seconds of wall time) and ``memory_mb`` limit each
-    sample; ``sandbox`` is one of auto, bwrap, rlimit, none; ``compat`` reproduces the original
-    platform's quirks. ``progress=True`` shows a progress bar (on stderr, or as a widget in
+    cores this process may use; ``timeout`` (seconds of wall time), ``memory_mb`` and
+    ``disk_mb`` (what it may write to disk in all) limit each sample; ``sandbox`` is one of
+    auto, bwrap, rlimit, none; ``compat`` reproduces the original platform's quirks.
+    ``progress=True`` shows a progress bar (on stderr, or as a widget in
     Jupyter); with False nothing is printed. ``executor`` is where and how samples run:
     ``"warm"`` (Python samples forked from sandboxed workers that have the interpreter and the
     project's imports loaded; the default, ``""``, where bubblewrap works), ``"fresh"`` (a new
@@ -377,6 +380,7 @@ def evaluate(
         jobs=jobs,
         timeout=timeout,
         memory_mb=memory_mb,
+        disk_mb=disk_mb,
         sandbox=sandbox,
         compat=compat,
         rerun=rerun,
@@ -426,6 +430,7 @@ def evaluate_samples(
     jobs: int | None = None,
     timeout: float = 10.0,
     memory_mb: int = 2048,
+    disk_mb: int = DEFAULT_DISK_MB,
     sandbox: str = "auto",
     compat: bool = False,
     rerun: bool = False,
@@ -440,13 +445,15 @@ def evaluate_samples(
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
 
-    _check_options(jobs=jobs, timeout=timeout, memory_mb=memory_mb, sandbox=sandbox)
+    _check_options(jobs=jobs, timeout=timeout, memory_mb=memory_mb, disk_mb=disk_mb,
+                   sandbox=sandbox)
     _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
         jobs=jobs or default_jobs(),
         timeout=timeout,
         memory_mb=memory_mb,
+        disk_mb=disk_mb,
         sandbox=sandbox,
         compat=compat,
         rerun=rerun,
@@ -497,7 +504,8 @@ def evaluate_samples(
     )
 
 
-def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, sandbox: str) -> None:
+def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, disk_mb: int,
+                   sandbox: str) -> None:
     """What the CLI's option types check, for callers that are not the CLI."""
     if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
         raise UserError(f"jobs must be at least 1, got {jobs!r}")
@@ -505,6 +513,8 @@ def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, sandbox:
         raise UserError(f"timeout must be more than 0 seconds, got {timeout!r}")
     if memory_mb < 16:
         raise UserError(f"memory_mb must be at least 16, got {memory_mb!r}")
+    if disk_mb < 16:
+        raise UserError(f"disk_mb must be at least 16, got {disk_mb!r}")
     if sandbox not in SANDBOX_CHOICES:
         raise UserError(
             f"unknown sandbox {sandbox!r}", hint=f"choose one of: {', '.join(SANDBOX_CHOICES)}"

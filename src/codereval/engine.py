@@ -37,6 +37,7 @@ from codereval.executors.sample import default_env_root
 from codereval.model import Level, Outcome, Sample, Task, Verdict, sha256_text
 from codereval.runners import Runner, load_runner, runner_name_for
 from codereval.sandbox import Limits, Sandbox
+from codereval.sandbox.base import DEFAULT_DISK_MB
 from codereval.selection import TaskFilter
 from codereval.store import (
     OUTCOMES_JSONL,
@@ -104,6 +105,8 @@ class EvalOptions:
     jobs: int = 1
     timeout: float = 10.0
     memory_mb: int | None = 2048
+    # What a sample may write to disk in all (Limits.disk_mb).
+    disk_mb: int | None = DEFAULT_DISK_MB
     sandbox: str = "auto"
     compat: bool = False
     rerun: bool = False
@@ -129,7 +132,8 @@ class EvalOptions:
     def limits(self) -> Limits:
         # CPU time gets twice the wall time: a sample may use both cores of a small machine
         # for the whole run, but not burn CPU beyond that in processes that outlive the wall.
-        return Limits(wall_time=self.timeout, cpu_time=2 * self.timeout, memory_mb=self.memory_mb)
+        return Limits(wall_time=self.timeout, cpu_time=2 * self.timeout, memory_mb=self.memory_mb,
+                      disk_mb=self.disk_mb)
 
     def identity(self) -> dict[str, Any]:
         """The options that can change a verdict: a run dir is resumed only when they match."""
@@ -141,6 +145,8 @@ class EvalOptions:
             "compat": self.compat,
             "tests_dir": str(self.tests_dir.resolve()) if self.tests_dir else "",
             "projects": str(self.projects.resolve()) if self.projects else "",
+            # Only when changed: runs from before the limit existed resume as they were.
+            **({"disk_mb": self.disk_mb} if self.disk_mb != DEFAULT_DISK_MB else {}),
         }
 
 
@@ -434,6 +440,7 @@ def _start_run_dir(
             "jobs": options.jobs,
             "timeout": options.timeout,
             "memory_mb": options.memory_mb,
+            "disk_mb": options.disk_mb,
             "cpu_time": options.limits().cpu_time,
             "tests_dir": identity["tests_dir"],
             "projects": identity["projects"],

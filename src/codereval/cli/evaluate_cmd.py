@@ -8,6 +8,7 @@ import click
 
 from codereval.errors import Interrupted, UserError
 from codereval.model import Level, Sample
+from codereval.sandbox.base import DEFAULT_DISK_MB
 
 
 @click.command("evaluate")
@@ -90,6 +91,14 @@ from codereval.model import Level, Sample
     help="Memory limit per sample, MB.",
 )
 @click.option(
+    "--disk",
+    "disk_mb",
+    type=click.IntRange(min=16),
+    default=DEFAULT_DISK_MB,
+    show_default=True,
+    help="What a sample may write to disk in all, MB (the run is stopped beyond it).",
+)
+@click.option(
     "--sandbox",
     type=click.Choice(["auto", "bwrap", "rlimit", "none"]),
     default="auto",
@@ -148,6 +157,7 @@ def evaluate_command(
     jobs: int | None,
     timeout: float,
     memory_mb: int,
+    disk_mb: int,
     sandbox: str,
     executor: str | None,
     ray_address: str | None,
@@ -226,6 +236,7 @@ def evaluate_command(
             jobs=jobs,
             timeout=timeout,
             memory_mb=memory_mb,
+            disk_mb=disk_mb,
             sandbox=sandbox,
             compat=compat,
             rerun=rerun,

@@ -557,6 +557,8 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
 
     if result.sandbox_error:
         return ended(Verdict.INFRA_ERROR, f"sandbox: {result.sandbox_error}")
+    if result.limit_exceeded:
+        return ended(Verdict.RUNTIME_ERROR, result.limit_exceeded)
     if result.timed_out:
         return ended(Verdict.TIMEOUT, "the tests ran out of time")
     if result.memory_exceeded or (result.exit_code == OOM_EXIT[0] and

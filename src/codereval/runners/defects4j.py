@@ -179,6 +179,9 @@ def d4j_test_run(result: ExecResult, failing_file: str, *, what: str, ran: int =
                    isolation=result.isolation)
     if result.sandbox_error:
         return dataclasses.replace(base, detail=f"sandbox: {result.sandbox_error}")
+    if result.limit_exceeded:
+        return dataclasses.replace(base, status=Verdict.RUNTIME_ERROR,
+                                   detail=f"{what}: {result.limit_exceeded}")
     if result.timed_out:
         return dataclasses.replace(base, status=Verdict.TIMEOUT, detail=f"{what} ran out of time")
     if result.memory_exceeded:

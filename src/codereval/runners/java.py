@@ -510,6 +510,8 @@ def _classify(
 
     if result.sandbox_error:
         return done(Verdict.INFRA_ERROR, Stage.RUN, f"sandbox: {result.sandbox_error}")
+    if result.limit_exceeded:
+        return done(Verdict.RUNTIME_ERROR, Stage.RUN, result.limit_exceeded)
     if result.timed_out:
         return done(Verdict.TIMEOUT, Stage.RUN, "the test ran out of time")
     jvm_oom = result.exit_code == OOM_EXIT[0] and OOM_EXIT[1] in stdout + stderr

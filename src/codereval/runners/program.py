@@ -233,6 +233,9 @@ class ProgramRunner(Runner):
         if built.sandbox_error:
             return base.model_copy(update={**common, "verdict": Verdict.INFRA_ERROR,
                                            "detail": f"sandbox: {built.sandbox_error}"})
+        if built.limit_exceeded:
+            return base.model_copy(update={**common, "verdict": Verdict.COMPILE_ERROR,
+                                           "detail": f"compile: {built.limit_exceeded}"})
         if built.timed_out:
             return base.model_copy(update={**common, "verdict": Verdict.TIMEOUT,
                                            "detail": "compilation timed out"})
@@ -256,6 +259,8 @@ class ProgramRunner(Runner):
                   "isolation": ran.isolation or base.isolation}
         if ran.sandbox_error:
             verdict, detail = Verdict.INFRA_ERROR, f"sandbox: {ran.sandbox_error}"
+        elif ran.limit_exceeded:
+            verdict, detail = Verdict.RUNTIME_ERROR, ran.limit_exceeded
         elif ran.timed_out:
             verdict, detail = Verdict.TIMEOUT, "the program did not finish in time"
         elif ran.memory_exceeded:

@@ -635,6 +635,8 @@ def _judge(
     earned = report.get("marker") == marker or marker_seen(result.stdout, marker)
     if earned and status == "passed":
         return outcome(Verdict.PASSED, Stage.DONE, **times)
+    if result.limit_exceeded:
+        return outcome(Verdict.RUNTIME_ERROR, Stage.RUN, detail=result.limit_exceeded, **times)
     if result.timed_out:
         return outcome(Verdict.TIMEOUT, Stage.RUN, detail="wall time limit reached", **times)
     if result.memory_exceeded or status == "memory":

@@ -65,6 +65,7 @@ def to_result(
     cpu_time: float | None,
     timed_out: bool,
     memory_exceeded: bool,
+    limit_exceeded: str = "",
 ) -> ExecResult:
     return ExecResult(
         exit_code=seen.exit_code,
@@ -77,4 +78,5 @@ def to_result(
         memory_exceeded=memory_exceeded,
         output_truncated=seen.output_truncated,
         isolation=isolation,
+        limit_exceeded=limit_exceeded,
     )

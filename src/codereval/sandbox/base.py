@@ -10,6 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+DEFAULT_DISK_MB = 4096
+
 
 @dataclass(frozen=True, kw_only=True)
 class Limits:
@@ -20,6 +22,9 @@ class Limits:
     memory_mb: int | None = 2048
     processes: int | None = 256
     file_size_mb: int | None = 64
+    # What the run may write to disk in all (files it creates or changes under its writable
+    # folders); the file-size limit caps one file only (see codereval.sandbox.disk).
+    disk_mb: int | None = DEFAULT_DISK_MB
     # Captured output beyond this is dropped (the tail is what verdicts need).
     output_bytes: int = 1 << 20
     # Where no memory cgroup is available, memory_mb is enforced as an address-space limit
@@ -67,6 +72,9 @@ class ExecResult:
     isolation: str = ""
     # Set when the sandbox itself failed (not the command): the outcome is infra_error.
     sandbox_error: str = ""
+    # Why the sandbox stopped the command for a limit other than time and memory (it wrote
+    # too much to disk): the outcome is a runtime_error saying so.
+    limit_exceeded: str = ""
 
 
 class Sandbox(ABC):
@@ -104,4 +112,4 @@ class Sandbox(ABC):
 def succeeded(result: ExecResult) -> bool:
     """Exit status 0 within the limits, and the sandbox did its part."""
     return (result.exit_code == 0 and not result.timed_out and not result.memory_exceeded
-            and not result.sandbox_error)
+            and not result.sandbox_error and not result.limit_exceeded)

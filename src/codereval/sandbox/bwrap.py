@@ -50,6 +50,7 @@ from codereval.sandbox.cgroup import (
     cgroup_unavailable_reason,
     probe,
 )
+from codereval.sandbox.disk import disk_guard, either
 from codereval.sandbox.rlimit import prlimit_prefix
 
 _MIB = 1 << 20
@@ -164,6 +165,7 @@ class BwrapSandbox(Sandbox):
                 return f"CPU time of the process tree exceeded {limits.cpu_time:g}s"
             return None
 
+        disk = disk_guard(request)
         try:
             seen = supervise(
                 argv,
@@ -173,7 +175,9 @@ class BwrapSandbox(Sandbox):
                 wall_time=limits.wall_time,
                 output_bytes=limits.output_bytes,
                 kill_tree=functools.partial(_kill_tree, cgroup),
-                watch=watch if "cpuacct" in controllers and limits.cpu_time is not None else None,
+                watch=either(
+                    watch if "cpuacct" in controllers and limits.cpu_time is not None else None,
+                    disk.check if disk is not None else None),
             )
         except OSError as error:
             return error_result(f"cannot start the sandbox: {error}", isolation=isolation)
@@ -188,7 +192,8 @@ class BwrapSandbox(Sandbox):
             memory_exceeded = cgroup.oom_killed() and not seen.timed_out
         else:
             memory_exceeded = "as" in applied and allocation_failed(seen)
-        timed_out = (
+        exceeded = disk.exceeded if disk is not None else ""
+        timed_out = not exceeded and (
             seen.timed_out
             or bool(seen.watch_reason)
             or cpu_limit_hit(seen, cpu_time=cpu_time, limit=limits.cpu_time)
@@ -197,8 +202,9 @@ class BwrapSandbox(Sandbox):
             seen,
             isolation=isolation,
             cpu_time=cpu_time,
+            limit_exceeded=exceeded,
             timed_out=timed_out,
-            memory_exceeded=memory_exceeded and not timed_out,
+            memory_exceeded=memory_exceeded and not timed_out and not exceeded,
         )
 
     # -- a build and its run in one launch -----------------------------------------------------
@@ -307,12 +313,14 @@ class BwrapSandbox(Sandbox):
                 return f"CPU time of the process tree exceeded {limit:g}s"
             return None
 
+        disk = disk_guard(first, then)
         try:
             seen = supervise(
                 argv, cwd=first.scratch, env={"PATH": os.defpath}, stdin=None,
                 wall_time=first.limits.wall_time, output_bytes=first.limits.output_bytes,
                 kill_tree=functools.partial(_kill_tree, cgroup),
-                watch=watch if then.limits.cpu_time is not None else None,
+                watch=either(watch if then.limits.cpu_time is not None else None,
+                             disk.check if disk is not None else None),
                 stage=Stage(read_fd=read_fd, write_fd=write_fd, switch=switch),
                 then_output_bytes=then.limits.output_bytes,
             )
@@ -326,10 +334,12 @@ class BwrapSandbox(Sandbox):
             if problem:
                 return error_result(problem, isolation=isolation_first + net), None
             seen = _unfold_signal(seen)
-            timed_out = seen.timed_out or bool(seen.watch_reason)
+            exceeded = disk.exceeded if disk is not None else ""
+            timed_out = not exceeded and (seen.timed_out or bool(seen.watch_reason))
             done = to_result(seen, isolation=isolation_first + net, cpu_time=total_cpu,
-                             timed_out=timed_out,
-                             memory_exceeded=cgroup.oom_killed() and not timed_out)
+                             timed_out=timed_out, limit_exceeded=exceeded,
+                             memory_exceeded=(cgroup.oom_killed() and not timed_out
+                                              and not exceeded))
             ran = (error_result(state.error, isolation=isolation_then + net)
                    if state.error else None)
             return done, ran
@@ -340,11 +350,15 @@ class BwrapSandbox(Sandbox):
             return done, error_result(problem, isolation=isolation_then + net)
         seen = _unfold_signal(seen)
         cpu = None if total_cpu is None else max(total_cpu - state.cpu_base, 0.0)
-        timed_out = (seen.timed_out or bool(seen.watch_reason)
-                     or cpu_limit_hit(seen, cpu_time=cpu, limit=then.limits.cpu_time))
-        memory_exceeded = cgroup.oom_killed(since=state.oom_base) and not timed_out
+        exceeded = disk.exceeded if disk is not None else ""
+        timed_out = not exceeded and (
+            seen.timed_out or bool(seen.watch_reason)
+            or cpu_limit_hit(seen, cpu_time=cpu, limit=then.limits.cpu_time))
+        memory_exceeded = (cgroup.oom_killed(since=state.oom_base) and not timed_out
+                           and not exceeded)
         return done, to_result(seen, isolation=isolation_then + net, cpu_time=cpu,
-                               timed_out=timed_out, memory_exceeded=memory_exceeded)
+                               timed_out=timed_out, memory_exceeded=memory_exceeded,
+                               limit_exceeded=exceeded)
 
     def _bwrap_argv(self, request: ExecRequest,
                     also: tuple[str, str | None] | None = None) -> list[str]:

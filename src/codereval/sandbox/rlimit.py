@@ -22,6 +22,7 @@ from codereval.sandbox._common import (
 )
 from codereval.sandbox._supervise import find_program, supervise
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Sandbox
+from codereval.sandbox.disk import disk_guard
 
 _MIB = 1 << 20
 
@@ -78,6 +79,7 @@ class RlimitSandbox(Sandbox):
         problem = remapped_mounts_error(request, self.name)
         if problem:
             return error_result(problem, isolation=isolation)
+        disk = disk_guard(request)
         try:
             seen = supervise(
                 [*prefix, *request.argv],
@@ -86,6 +88,7 @@ class RlimitSandbox(Sandbox):
                 stdin=request.stdin,
                 wall_time=limits.wall_time,
                 output_bytes=limits.output_bytes,
+                watch=disk.check if disk is not None else None,
             )
         except OSError as error:
             return error_result(f"cannot start prlimit: {error}", isolation=isolation)
@@ -93,11 +96,14 @@ class RlimitSandbox(Sandbox):
             # The command itself could not be started: that is our problem, not the sample's.
             message = seen.stderr.decode(errors="replace").strip()
             return error_result(message, isolation=isolation)
+        exceeded = disk.exceeded if disk is not None else ""
         return to_result(
             seen,
             isolation=isolation,
             cpu_time=seen.rusage_cpu,
-            timed_out=seen.timed_out
-            or cpu_limit_hit(seen, cpu_time=seen.rusage_cpu, limit=limits.cpu_time),
-            memory_exceeded="as" in applied and allocation_failed(seen),
+            timed_out=not exceeded and (
+                seen.timed_out
+                or cpu_limit_hit(seen, cpu_time=seen.rusage_cpu, limit=limits.cpu_time)),
+            memory_exceeded="as" in applied and allocation_failed(seen) and not exceeded,
+            limit_exceeded=exceeded,
         )

@@ -53,6 +53,7 @@ from codereval.sandbox._supervise import OutputCap, Supervised, find_program
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.cgroup import RunCgroup, probe
+from codereval.sandbox.disk import DiskGuard, disk_guard
 from codereval.workspace import remove_tree
 
 log = logging.getLogger("codereval.warm")
@@ -555,9 +556,11 @@ class WarmWorker:
         request, cgroup, words = started.request, started.cgroup, started.words
         isolation, limits = started.isolation, started.request.limits
         watch = cgroup if cgroup is not None and "cpuacct" in cgroup.controllers else None
+        # The slot's folders too: a sample may write beside its scratch.
+        disk = disk_guard(request, also=self.slot_dirs)
         seen = self._supervise(sock, request.stdin, started.stdin_w, started.out_r,
                                started.err_r, started=time.monotonic(), limits=limits,
-                               cgroup=cgroup, watch=watch)
+                               cgroup=cgroup, watch=watch, disk=disk)
         if not self.broken:
             # Unasked, the server empties its folders and forks the next sample's process
             # while we judge; its answer is read before the worker serves again (settle).
@@ -585,14 +588,17 @@ class WarmWorker:
         else:
             memory_exceeded = any(w[0] == "RLIMIT_AS" for w in words) and allocation_failed(
                 supervised)
-        timed_out = (supervised.timed_out or bool(supervised.watch_reason)
-                     or cpu_limit_hit(supervised, cpu_time=cpu_time, limit=limits.cpu_time))
+        exceeded = disk.exceeded if disk is not None else ""
+        timed_out = not exceeded and (
+            supervised.timed_out or bool(supervised.watch_reason)
+            or cpu_limit_hit(supervised, cpu_time=cpu_time, limit=limits.cpu_time))
         return to_result(supervised, isolation=isolation, cpu_time=cpu_time,
-                         timed_out=timed_out, memory_exceeded=memory_exceeded and not timed_out)
+                         timed_out=timed_out, limit_exceeded=exceeded,
+                         memory_exceeded=memory_exceeded and not timed_out and not exceeded)
 
     def _supervise(self, sock: socket.socket, stdin: bytes | None, stdin_w: int, out_r: int,
                    err_r: int, *, started: float, limits: Limits, cgroup: RunCgroup | None,
-                   watch: RunCgroup | None) -> dict[str, Any]:
+                   watch: RunCgroup | None, disk: DiskGuard | None = None) -> dict[str, Any]:
         """Feed stdin, collect output, enforce wall and CPU time until the server reports."""
         outputs = {"stdout": OutputCap(limits.output_bytes),
                    "stderr": OutputCap(limits.output_bytes)}
@@ -621,21 +627,24 @@ class WarmWorker:
                 if killed_at is None:
                     if now >= deadline:
                         timed_out = True
-                    elif watch is not None and now >= next_watch:
+                    elif (watch is not None or disk is not None) and now >= next_watch:
                         next_watch = now + _WATCH_INTERVAL
-                        used = watch.cpu_time()
+                        used = watch.cpu_time() if watch is not None else None
                         if (used is not None and limits.cpu_time is not None
                                 and used > limits.cpu_time):
                             watch_reason = (f"CPU time of the process tree exceeded "
                                             f"{limits.cpu_time:g}s")
+                        elif disk is not None:
+                            watch_reason = disk.check() or ""
                     if timed_out or watch_reason:
                         killed_at = now
                         self._kill(sock, cgroup)
                 elif now - killed_at > _KILL_GRACE:
                     self.broken = "the warm worker did not report a killed sample's end"
                     break
+                watching = watch is not None or disk is not None
                 limit = (killed_at + _KILL_GRACE if killed_at is not None
-                         else min(deadline, next_watch if watch is not None else deadline))
+                         else min(deadline, next_watch if watching else deadline))
                 for key, _ in selector.select(max(limit - now, 0.0)):
                     if key.data == "exit":
                         try:
