@@ -52,6 +52,23 @@ def test_it_counts_only_when_the_filesystem_lost_more_than_the_allowance(
     assert guard.exceeded == "wrote more than 1 MB to disk"
 
 
+def test_after_counting_it_waits_for_the_disk_to_lose_what_the_run_still_may_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    free = {"now": 100_000 * MB}
+    monkeypatch.setattr(disk, "_free", lambda path: free["now"])
+    guard = DiskGuard([tmp_path], limit_mb=4)
+    walks: list[int] = []
+    real_written = guard.written
+    monkeypatch.setattr(guard, "written", lambda: walks.append(1) or real_written())
+    _write(tmp_path / "mine", 1)
+    free["now"] -= 5 * MB  # someone else wrote 4 MB
+    assert guard.check() is None and len(walks) == 1  # its own: 1 MB of 4
+    free["now"] -= 2 * MB
+    assert guard.check() is None and len(walks) == 1  # it could not have written 3 MB more
+    free["now"] -= 2 * MB
+    assert guard.check() is None and len(walks) == 2
+
+
 def test_others_writes_alone_never_stop_a_run(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     free = {"now": 100_000 * MB}

@@ -8,10 +8,12 @@ unprivileged sandbox could set.
 
 So the supervisor watches the free space of the filesystems the run may write to (a statvfs
 call per tick). Only when a filesystem has lost more than the run's allowance since it
-started, or is down to its reserve, does it count what the run itself wrote — the files under
-its writable folders created or changed since it started, each inode once (a hard-linked
-project file it did not touch is not its own) — and stops the run when that is over the
-allowance. A run beside a disk hog is never stopped for the other's writes.
+started does it count what the run itself wrote — the files under its writable folders
+created or changed since it started, each inode once (a hard-linked project file it did not
+touch is not its own) — and stops the run when that is over the allowance. A run beside a
+disk hog is never stopped for the other's writes, and counts its files again only once the
+disk has lost what it still may write (its writes cannot have reached the allowance before).
+The allowance leaves the host a reserve, so a run cannot take the last of a small disk.
 """
 
 from __future__ import annotations
@@ -55,21 +57,30 @@ class DiskGuard:
                 self._free_at_start[device] = (path, _free(path))
         smallest = min((free for _, free in self._free_at_start.values()), default=0)
         self.allowance = min(limit_mb * MB, max(smallest - RESERVE, FLOOR))
+        # Counting the run's files is done only when a filesystem's free space falls below this.
+        self._count_below = {device: free - self.allowance
+                             for device, (_, free) in self._free_at_start.items()}
 
     def check(self) -> str | None:
         """The reason to stop the run now, or None."""
         if self.exceeded:
             return self.exceeded
-        suspicious = False
-        for path, at_start in self._free_at_start.values():
+        free_now: dict[int, int] = {}
+        for device, (path, _) in self._free_at_start.items():
             try:
-                free = _free(path)
+                free_now[device] = _free(path)
             except OSError:
                 continue
-            suspicious = suspicious or at_start - free > self.allowance or free < RESERVE
-        if suspicious and self.written() > self.allowance:
+        if not any(free < self._count_below[device] for device, free in free_now.items()):
+            return None
+        used = self.written()
+        if used > self.allowance:
             self.exceeded = f"wrote more than {self.allowance // MB} MB to disk"
             return self.exceeded
+        # Its own writes take free space: it cannot write the rest of its allowance before
+        # the disk has lost as much again, so counting waits until then.
+        for device, free in free_now.items():
+            self._count_below[device] = free - (self.allowance - used)
         return None
 
     def written(self) -> int:
