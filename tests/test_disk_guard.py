@@ -26,16 +26,18 @@ def test_only_what_the_run_created_or_changed_counts_each_file_once(tmp_path: Pa
     os.link(base / "module.py", scratch / "project" / "module.py")
     time.sleep(0.2)
     guard = DiskGuard([scratch], limit_mb=1)
-    assert guard.written() < MB
+    assert guard.written()[0] < MB
     _write(scratch / "out.bin", 2)
     os.link(scratch / "out.bin", scratch / "project" / "same.bin")  # hiding it twice
-    assert 2 * MB <= guard.written() < 3 * MB
+    used, files = guard.written()
+    # The file once, and the folder it linked it into (changed by the link).
+    assert 2 * MB <= used < 3 * MB and files == 2
 
 
 def test_it_counts_only_when_the_filesystem_lost_more_than_the_allowance(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: free["now"])
+    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
     guard = DiskGuard([tmp_path], limit_mb=1)
     walked: list[int] = []
     real_written = guard.written
@@ -55,7 +57,7 @@ def test_it_counts_only_when_the_filesystem_lost_more_than_the_allowance(
 def test_after_counting_it_waits_for_the_disk_to_lose_what_the_run_still_may_write(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: free["now"])
+    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
     guard = DiskGuard([tmp_path], limit_mb=4)
     walks: list[int] = []
     real_written = guard.written
@@ -72,7 +74,7 @@ def test_after_counting_it_waits_for_the_disk_to_lose_what_the_run_still_may_wri
 def test_others_writes_alone_never_stop_a_run(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: free["now"])
+    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
     guard = DiskGuard([tmp_path], limit_mb=1)
     free["now"] = 100 * MB  # someone else filled the disk down to below the reserve
     assert guard.check() is None
@@ -80,7 +82,20 @@ def test_others_writes_alone_never_stop_a_run(tmp_path: Path,
 
 def test_the_allowance_leaves_the_host_its_reserve(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(disk, "_free", lambda path: disk.RESERVE + 200 * MB)
+    monkeypatch.setattr(disk, "_free", lambda path: (disk.RESERVE + 200 * MB, 10**9))
     assert DiskGuard([tmp_path], limit_mb=4096).allowance == 200 * MB
-    monkeypatch.setattr(disk, "_free", lambda path: disk.RESERVE // 2)
+    monkeypatch.setattr(disk, "_free", lambda path: (disk.RESERVE // 2, 10**9))
     assert DiskGuard([tmp_path], limit_mb=4096).allowance == disk.FLOOR
+
+
+def test_a_run_that_creates_too_many_files_is_stopped_though_they_are_empty(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inodes = {"now": 10**9}
+    monkeypatch.setattr(disk, "_free", lambda path: (100_000 * MB, inodes["now"]))
+    monkeypatch.setattr(disk, "FILES", 50)
+    guard = DiskGuard([tmp_path], limit_mb=4096)
+    for i in range(60):
+        (tmp_path / f"empty-{i}").touch()
+    assert guard.check() is None  # the filesystem's inodes did not move
+    inodes["now"] -= 60
+    assert guard.check() == "created more than 50 files"

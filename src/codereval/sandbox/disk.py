@@ -13,7 +13,9 @@ created or changed since it started, each inode once (a hard-linked project file
 touch is not its own) — and stops the run when that is over the allowance. A run beside a
 disk hog is never stopped for the other's writes, and counts its files again only once the
 disk has lost what it still may write (its writes cannot have reached the allowance before).
-The allowance leaves the host a reserve, so a run cannot take the last of a small disk.
+The allowance leaves the host a reserve, so a run cannot take the last of a small disk; the
+same watch on free inodes stops a run that creates more than ``FILES`` files (empty files take
+no space, and a filesystem out of inodes takes no file from anyone).
 """
 
 from __future__ import annotations
@@ -30,11 +32,15 @@ MB = 1 << 20
 RESERVE = 512 * MB
 # However little is free, a run may write this much (its own scratch files, a build).
 FLOOR = 64 * MB
+# Files (inodes) a run may create: empty files take no space but can exhaust a filesystem's
+# inodes, which stops the host from creating any file.
+FILES = 500_000
 
 
-def _free(path: Path) -> int:
+def _free(path: Path) -> tuple[int, int]:
+    """(bytes, inodes) free for an unprivileged user on the filesystem of ``path``."""
     stat = os.statvfs(path)
-    return stat.f_bavail * stat.f_frsize
+    return stat.f_bavail * stat.f_frsize, stat.f_favail
 
 
 class DiskGuard:
@@ -45,46 +51,56 @@ class DiskGuard:
         self.limit_mb = limit_mb
         self.exceeded = ""
         self._roots: list[Path] = []
-        # One watched path per filesystem, with its free space at the start.
-        self._free_at_start: dict[int, tuple[Path, int]] = {}
+        # One watched path per filesystem, with what was free there at the start.
+        self._free_at_start: dict[int, tuple[Path, tuple[int, int]]] = {}
         for path in writable:
             try:
                 device = path.stat().st_dev
+                if device not in self._free_at_start:
+                    self._free_at_start[device] = (path, _free(path))
             except OSError:
                 continue
             self._roots.append(path)
-            if device not in self._free_at_start:
-                self._free_at_start[device] = (path, _free(path))
-        smallest = min((free for _, free in self._free_at_start.values()), default=0)
+        smallest = min((free[0] for _, free in self._free_at_start.values()), default=0)
         self.allowance = min(limit_mb * MB, max(smallest - RESERVE, FLOOR))
-        # Counting the run's files is done only when a filesystem's free space falls below this.
-        self._count_below = {device: free - self.allowance
-                             for device, (_, free) in self._free_at_start.items()}
+        self.files_allowance = FILES
+        # The run's files are counted only when a filesystem's free space (or free inodes)
+        # falls below these.
+        self._count_below = {
+            device: (free[0] - self.allowance, free[1] - self.files_allowance)
+            for device, (_, free) in self._free_at_start.items()}
 
     def check(self) -> str | None:
         """The reason to stop the run now, or None."""
         if self.exceeded:
             return self.exceeded
-        free_now: dict[int, int] = {}
+        free_now: dict[int, tuple[int, int]] = {}
         for device, (path, _) in self._free_at_start.items():
             try:
                 free_now[device] = _free(path)
             except OSError:
                 continue
-        if not any(free < self._count_below[device] for device, free in free_now.items()):
+        due = any(free[0] < self._count_below[device][0] or free[1] < self._count_below[device][1]
+                  for device, free in free_now.items())
+        if not due:
             return None
-        used = self.written()
+        used, files = self.written()
         if used > self.allowance:
             self.exceeded = f"wrote more than {self.allowance // MB} MB to disk"
+        elif files > self.files_allowance:
+            self.exceeded = f"created more than {self.files_allowance} files"
+        if self.exceeded:
             return self.exceeded
         # Its own writes take free space: it cannot write the rest of its allowance before
         # the disk has lost as much again, so counting waits until then.
         for device, free in free_now.items():
-            self._count_below[device] = free - (self.allowance - used)
+            self._count_below[device] = (free[0] - (self.allowance - used),
+                                         free[1] - (self.files_allowance - files))
         return None
 
-    def written(self) -> int:
-        """Bytes allocated to files under the writable folders created or changed by the run."""
+    def written(self) -> tuple[int, int]:
+        """Bytes allocated to, and the number of, the files and folders under the writable
+        folders that the run created or changed."""
         seen: set[tuple[int, int]] = set()
         total = 0
         # ctime moves on any write, chmod or link: a file older than the run is not its own.
@@ -102,7 +118,7 @@ class DiskGuard:
                     if stat.st_ctime >= since and key not in seen:
                         seen.add(key)
                         total += stat.st_blocks * 512
-        return total
+        return total, len(seen)
 
 
 def disk_guard(*requests: ExecRequest, also: Iterable[Path] = ()) -> DiskGuard | None:
