@@ -338,6 +338,8 @@ for i in range(32):  # 1 GB at most, in files under the file-size limit
     with open(f'disk-hog-{i}', 'wb') as out:
         for _ in range(32):
             out.write(block)
+import time
+time.sleep(4)
 """
 
 

@@ -282,13 +282,16 @@ def test_file_size_limit(backend: str, scratch: Path) -> None:
     assert (scratch / "big").stat().st_size <= 1 << 20
 
 
-# 1 GB at most, so that a backend with no disk limit ends it by itself.
+# 1 GB at most, so that a backend with no disk limit ends it by itself; then it stays (files
+# other processes delete meanwhile can hide its writes from the filesystem's free space).
 _DISK_HOG = """
+    import time
     block = b'x' * (1 << 20)
     for i in range(32):
         with open(f'f{i}', 'wb') as out:
             for _ in range(32):
                 out.write(block)
+    time.sleep(4)
 """
 
 

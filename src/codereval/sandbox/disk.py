@@ -12,7 +12,9 @@ started does it count what the run itself wrote — the files under its writable
 created or changed since it started, each inode once (a hard-linked project file it did not
 touch is not its own) — and stops the run when that is over the allowance. A run beside a
 disk hog is never stopped for the other's writes, and counts its files again only once the
-disk has lost what it still may write (its writes cannot have reached the allowance before).
+disk has lost what it still may write (its writes cannot have reached the allowance before),
+or a second later (another process freeing space at the same time hides a run's writes from
+the filesystem's count).
 The allowance leaves the host a reserve, so a run cannot take the last of a small disk; the
 same watch on free inodes stops a run that creates more than ``FILES`` files (empty files take
 no space, and a filesystem out of inodes takes no file from anyone).
@@ -35,6 +37,8 @@ FLOOR = 64 * MB
 # Files (inodes) a run may create: empty files take no space but can exhaust a filesystem's
 # inodes, which stops the host from creating any file.
 FILES = 500_000
+# Seconds between counts of a run's files when the filesystems give no reason to count sooner.
+_RECOUNT = 1.0
 
 
 def _free(path: Path) -> tuple[int, int]:
@@ -64,8 +68,9 @@ class DiskGuard:
         smallest = min((free[0] for _, free in self._free_at_start.values()), default=0)
         self.allowance = min(limit_mb * MB, max(smallest - RESERVE, FLOOR))
         self.files_allowance = FILES
-        # The run's files are counted only when a filesystem's free space (or free inodes)
-        # falls below these.
+        self._next_count = time.monotonic() + _RECOUNT
+        # The run's files are counted when a filesystem's free space (or free inodes) falls
+        # below these.
         self._count_below = {
             device: (free[0] - self.allowance, free[1] - self.files_allowance)
             for device, (_, free) in self._free_at_start.items()}
@@ -80,11 +85,15 @@ class DiskGuard:
                 free_now[device] = _free(path)
             except OSError:
                 continue
+        now = time.monotonic()
         due = any(free[0] < self._count_below[device][0] or free[1] < self._count_below[device][1]
                   for device, free in free_now.items())
-        if not due:
+        # Space others free at the same time hides a run's writes from the filesystem's count:
+        # its files are counted now and then anyway, at most a fiftieth of the time.
+        if not due and now < self._next_count:
             return None
         used, files = self.written()
+        self._next_count = time.monotonic() + max(_RECOUNT, 50 * (time.monotonic() - now))
         if used > self.allowance:
             self.exceeded = f"wrote more than {self.allowance // MB} MB to disk"
         elif files > self.files_allowance:
