@@ -227,6 +227,11 @@ def test_a_folder_of_programs_compiles_file_by_file_and_gold_says_the_reference_
     assert outcomes[0]["detail"].startswith(NO_TEST), outcomes[0]
     assert outcomes[1]["verdict"] == "compile_error"
     assert "cannot find symbol" in outcomes[1]["detail"]
+    # The summary tells a compiled sample with no test from the harness's own failures, and
+    # gives no pass rate where no sample could reach a test.
+    assert "note: 1 sample(s) compiled and have no test to run" in done.stdout
+    assert "harness's failures" not in done.stdout
+    assert "pass@1: n/a (no sample reached a test)" in done.stdout
     gold = tmp_path / "gold"
     done = run_cli("evaluate", "--prepared", bench, "--reference", "--repeat", "2",
                    "--out", gold)

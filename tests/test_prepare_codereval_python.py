@@ -92,6 +92,25 @@ def test_a_checkout_already_at_the_pinned_commit_gets_no_note(tmp_path: Path, ru
     assert (out / "repos" / SLUG / "ledger" / "money.py").read_text() == MONEY_PINNED
 
 
+def test_files_a_damaged_checkout_cannot_produce_are_named(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    repo = world.checkouts / SLUG
+    blob = subprocess.run(["git", "rev-parse", f"{world.pinned}:data/rate.txt"], cwd=repo,
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # A partial mirror: the commit and its tree are there, one file's content is not.
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    out = tmp_path / "bench"
+    result = _prepare(run_cli, world, out, "--test-map", world.test_map,
+                      "--checkouts", world.checkouts)
+    assert result.exit_code == 0, result
+    assert (f"note: acme/ledger: 1 file(s) of {world.pinned[:12]} are missing, their objects "
+            "absent from the checkout's repository: data/rate.txt") in " ".join(
+                result.stdout.split())
+    meta = json.loads((out / "benchmark.json").read_text())
+    assert meta["projects"]["acme/ledger"]["missing_files"] == ["data/rate.txt"]
+    assert (out / "repos" / SLUG / "ledger" / "money.py").read_text() == MONEY_PINNED
+
+
 def test_relative_paths_work_from_any_directory(
     tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:

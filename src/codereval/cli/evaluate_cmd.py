@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from codereval.errors import Interrupted, UserError
-from codereval.model import Level, Sample
+from codereval.model import Level, Sample, Stage
 from codereval.sandbox.base import DEFAULT_DISK_MB
 
 
@@ -267,7 +267,16 @@ def evaluate_command(
     click.echo(
         "verdicts: " + (", ".join(f"{v} {n}" for v, n in report.counts.most_common()) or "none")
     )
-    infra = report.counts.get("infra_error", 0)
+    from codereval.runners.java import compiled_untested
+
+    untested = sum(1 for o in report.outcomes if compiled_untested(o))
+    if untested:
+        click.echo(
+            f"note: {untested} sample(s) compiled and have no test to run (their tasks have no "
+            "official test): neither passes nor failures; `codereval compare` checks them "
+            "against the official compile verdicts"
+        )
+    infra = report.counts.get("infra_error", 0) - untested
     if infra:
         click.echo(
             f"note: {infra} infra_error outcome(s) are the harness's failures, not the model's; "
@@ -284,6 +293,11 @@ def evaluate_command(
         click.echo(gold_summary(rows))
         click.echo(f"wrote {path}; exclude flagged tasks with: codereval score RUNS "
                    f"--exclude-flagged {path}")
+        return
+    tested = (Stage.RUN, Stage.CHECK, Stage.DONE)
+    if report.outcomes and not any(o.stage in tested for o in report.outcomes):
+        # Compile verdicts only (no sample reached a test): a pass rate would read as 0%.
+        click.echo("pass@1: n/a (no sample reached a test)")
         return
     click.echo(f"pass@1: {100 * report.pass_at_1():.2f}%")
 

@@ -36,11 +36,12 @@ FAMILIES = ("codereval-python", "codereval-java")
 @click.option("--repos-tree", type=click.Path(path_type=Path),
               help="An extracted official tree (the folder holding repos/, or repos/ itself).")
 @click.option("--manifest", type=click.Path(path_type=Path), default=None,
-              help="Projects manifest (git URL, commit, Python, requirements) [the one shipped "
-                   "with codereval: the 43 projects].")
+              help="Projects manifest (git URL, commit, and the Python or Java build) [the one "
+                   "shipped with codereval for the benchmark: its 43 Python or 10 Java "
+                   "projects].")
 @click.option("--checkouts", type=click.Path(path_type=Path), default=None,
-              help="Folder of local project clones, <owner>---<repo> each, checked out at the "
-                   "manifest's commits.")
+              help="Folder of local project clones, <owner>---<repo> each, at any commit whose "
+                   "history holds the manifest's (the pinned commit is what is prepared).")
 @click.option("--fetch", is_flag=True,
               help="Allow network: clone missing projects from the manifest's git URLs.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")

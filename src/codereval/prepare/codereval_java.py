@@ -38,7 +38,7 @@ from codereval.jsonl import atomic_write_jsonl, atomic_write_text, iter_jsonl, r
 from codereval.prepare.checks import TaskCheck, content_difference
 from codereval.prepare.codereval_python import PrepareReport
 from codereval.prepare.java_locate import Found, Method, index_methods, locate, methods_of
-from codereval.prepare.projects import Placed, moved_notes, place_project, placed_json
+from codereval.prepare.projects import Placed, place_project, placed_json, placement_notes
 from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import project_folder
 from codereval.workspace import remove_tree
@@ -245,7 +245,7 @@ def _prepare_into(
     if unlocated:
         notes.append(f"{unlocated} task(s) not located: their records have no location, so "
                      "their samples are not evaluated (infra_error)")
-    notes += moved_notes(placed)
+    notes += placement_notes(placed)
     return PrepareReport(out=root, tasks=len(rows), checks=checks, placed=placed, notes=notes)
 
 

@@ -42,9 +42,9 @@ from codereval.prepare.layout import (
 from codereval.prepare.projects import (
     Placed,
     load_project_specs,
-    moved_notes,
     place_project,
     placed_json,
+    placement_notes,
 )
 from codereval.prepare.staging import build_in_staging, check_destination
 from codereval.runners.python import STANDALONE, project_folder
@@ -214,7 +214,7 @@ def _prepare_into(
     atomic_write_jsonl(root / "checks.jsonl", [c.to_dict() for c in checks])
     notes = _write_manifest(root / "projects.toml", placed=placed, specs=specs,
                             standalone=any(k == "standalone" for k in kinds.values()))
-    notes += moved_notes(placed)
+    notes += placement_notes(placed)
     return PrepareReport(out=root, tasks=len(tasks), checks=checks, placed=placed, notes=notes)
 
 

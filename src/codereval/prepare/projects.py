@@ -18,7 +18,7 @@ from pathlib import Path
 from codereval.environments.base import ProjectSpec, load_manifest
 from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.sources import fetch_source
-from codereval.errors import UserError
+from codereval.errors import UserError, name_some
 from codereval.runners.python import project_folder
 from codereval.workspace import SKIP_DIRS, remove_tree
 
@@ -45,19 +45,31 @@ class Placed:
     note: str = ""
     # The checkout's own HEAD where it was not the pinned commit (the pinned one was placed).
     moved_from: str = ""
+    # Files of the pinned commit the checkout could not produce (objects missing from the
+    # repository: a partial or damaged clone); git still exits 0 for them.
+    incomplete: tuple[str, ...] = ()
 
 
-def moved_notes(placed: dict[str, Placed]) -> list[str]:
-    """One line per project whose checkout was at another commit than the pinned one placed."""
-    return [f"{name}: the checkout is at {where.moved_from[:12]}; prepared at the manifest's "
-            f"pinned commit {where.commit[:12]}"
-            for name, where in sorted(placed.items()) if where.moved_from]
+def placement_notes(placed: dict[str, Placed]) -> list[str]:
+    """What to know about where projects came from: a checkout at another commit than the
+    pinned one placed, files a checkout could not produce."""
+    notes = []
+    for name, where in sorted(placed.items()):
+        if where.moved_from:
+            notes.append(f"{name}: the checkout is at {where.moved_from[:12]}; prepared at the "
+                         f"manifest's pinned commit {where.commit[:12]}")
+        if where.incomplete:
+            notes.append(f"{name}: {len(where.incomplete)} file(s) of {where.commit[:12]} are "
+                         f"missing, their objects absent from the checkout's repository: "
+                         f"{name_some(list(where.incomplete))}")
+    return notes
 
 
-def placed_json(placed: dict[str, Placed]) -> dict[str, dict[str, str]]:
+def placed_json(placed: dict[str, Placed]) -> dict[str, dict[str, str | list[str]]]:
     """benchmark.json's record of where each project came from."""
     return {name: {"origin": p.origin, "commit": p.commit, "note": p.note}
             | ({"checkout_head": p.moved_from} if p.moved_from else {})
+            | ({"missing_files": list(p.incomplete)} if p.incomplete else {})
             for name, p in sorted(placed.items())}
 
 
@@ -155,6 +167,9 @@ def _clone_at(
         if missing:
             remove_tree(staging)
             return Placed(project=project, origin="missing", note=missing)
+    # A blob the repository lacks is reported on stderr, and checkout still exits 0.
+    listed = _git(["ls-files", "--deleted", "-z"], cwd=staging)
+    incomplete = tuple(sorted(p for p in listed.stdout.split("\0") if p))
     remove_tree(staging / ".git")
     if dest.exists():
         # The official tree had only this project's test files: keep them over the checkout.
@@ -162,7 +177,8 @@ def _clone_at(
         remove_tree(dest)
     staging.rename(dest)
     return Placed(project=project, origin="checkout", commit=commit,
-                  moved_from=head if head and pinned and head != pinned else "")
+                  moved_from=head if head and pinned and head != pinned else "",
+                  incomplete=incomplete)
 
 
 def _place_submodule(repo: Path, clone: Path, *, path: str, commit: str) -> str:
