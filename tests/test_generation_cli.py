@@ -93,3 +93,28 @@ def test_missing_model_and_unknown_task_are_user_errors(
             main([*args, "--data-dir", str(shared_data / "humanevalx")])
         assert exit_info.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_generate_takes_the_same_task_selection_as_evaluate(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codereval.api import load_benchmark
+    from codereval.cli.app import main
+
+    chosen = load_benchmark("mini-python").select(levels=["class_runnable"],
+                                                  projects=["acme/graphkit"])
+    code, output = _invoke(["generate", "--benchmark", "mini-python", "--dry-run",
+                            "--only-level", "class_runnable", "--only-project", "acme/graphkit"],
+                           shared_data)
+    assert code == 0, output
+    shown = [line.split()[1] for line in output.splitlines()
+             if line.startswith("===== ") and line.endswith(")") and "prompt(s)" not in line]
+    assert shown == [t.task_id for t in chosen.tasks] and len(shown) == 2
+    code, output = _invoke(["generate", "--benchmark", "mini-python", "--dry-run",
+                            "--only-task", shown[1]], shared_data)
+    assert code == 0 and "1 prompt(s)" in output and f"===== {shown[1]} " in output
+    with pytest.raises(SystemExit) as exit_info:
+        main(["generate", "--benchmark", "mini-python", "--dry-run", "--only-project", "no/such"])
+    assert exit_info.value.code == 2
+    assert "--only-project no/such: no task of mini-python is in this project" in (
+        capsys.readouterr().err)

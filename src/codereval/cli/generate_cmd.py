@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from codereval.errors import Interrupted, UserError
-from codereval.model import Task
+from codereval.model import Level, Task
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,8 +28,14 @@ def _task_options(func: F) -> F:
                               "or a CoderUJB dataset (code_ujb_*.parquet, task_*_bench_*.json)."),
             click.option("--data-dir", type=click.Path(path_type=Path),
                          help="Where the benchmark's data files are."),
-            click.option("--task-id", "task_ids", multiple=True,
+            click.option("--task-id", "--only-task", "task_ids", multiple=True,
                          help="Only these tasks (repeatable)."),
+            click.option("--only-level", "only_levels", multiple=True,
+                         type=click.Choice([level.value for level in Level]),
+                         help="Only tasks at this runnable level (repeatable)."),
+            click.option("--only-project", "only_projects", multiple=True,
+                         metavar="OWNER/REPO",
+                         help="Only tasks of this project (repeatable)."),
             click.option("--limit", type=click.IntRange(min=1), default=None,
                          help="Only the first N tasks."),
         ]
@@ -85,6 +91,8 @@ def _load_tasks(
     tasks_path: Path | None,
     data_dir: Path | None,
     task_ids: tuple[str, ...],
+    only_levels: tuple[str, ...],
+    only_projects: tuple[str, ...],
     limit: int | None,
 ) -> tuple[str, list[Task]]:
     from codereval.api import select_tasks
@@ -103,6 +111,11 @@ def _load_tasks(
             name, tasks = "codereval", load_records(tasks_path)
     else:
         name, tasks = benchmark, load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
+    if only_levels or only_projects:
+        from codereval.selection import TaskFilter
+
+        tasks = TaskFilter(levels=tuple(Level(v) for v in only_levels),
+                           projects=only_projects).apply(tasks, benchmark=name)
     return name, select_tasks(tasks, name=name, task_ids=task_ids, limit=limit)
 
 
@@ -193,6 +206,8 @@ def generate_command(
     tasks_path: Path | None,
     data_dir: Path | None,
     task_ids: tuple[str, ...],
+    only_levels: tuple[str, ...],
+    only_projects: tuple[str, ...],
     limit: int | None,
     dry_run: bool,
     out: Path | None,
@@ -215,7 +230,8 @@ def generate_command(
     if out is None and not dry_run:
         raise UserError("--out is required", hint="name the samples file to write, or --dry-run")
     _, tasks = _load_tasks(benchmark=benchmark, tasks_path=tasks_path, data_dir=data_dir,
-                           task_ids=task_ids, limit=limit)
+                           task_ids=task_ids, only_levels=only_levels,
+                           only_projects=only_projects, limit=limit)
     _generate(tasks, out=out or Path("-"), params=params, dry_run=dry_run)
 
 
@@ -240,6 +256,8 @@ def run_command(
     tasks_path: Path | None,
     data_dir: Path | None,
     task_ids: tuple[str, ...],
+    only_levels: tuple[str, ...],
+    only_projects: tuple[str, ...],
     limit: int | None,
     projects: Path | None,
     tests_dir: Path | None,
@@ -276,7 +294,8 @@ def run_command(
     except ValueError as exc:
         raise UserError(str(exc)) from None
     name, tasks = _load_tasks(benchmark=benchmark, tasks_path=tasks_path, data_dir=data_dir,
-                              task_ids=task_ids, limit=limit)
+                              task_ids=task_ids, only_levels=only_levels,
+                           only_projects=only_projects, limit=limit)
     if projects is None and name.startswith("mini-"):
         manifest = builtin_dir(name.replace("-", "_")) / "projects.toml"
         projects = manifest if manifest.exists() else None
