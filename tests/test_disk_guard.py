@@ -99,3 +99,10 @@ def test_a_run_that_creates_too_many_files_is_stopped_though_they_are_empty(
     assert guard.check() is None  # the filesystem's inodes did not move
     inodes["now"] -= 60
     assert guard.check() == "created more than 50 files"
+
+
+def test_a_folder_inside_another_is_walked_once(tmp_path: Path) -> None:
+    scratch = tmp_path / "slot" / "scratch"
+    scratch.mkdir(parents=True)
+    guard = DiskGuard([scratch, tmp_path / "slot", tmp_path / "missing"], limit_mb=1)
+    assert guard._roots == [tmp_path / "slot"]

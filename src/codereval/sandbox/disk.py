@@ -65,6 +65,10 @@ class DiskGuard:
             except OSError:
                 continue
             self._roots.append(path)
+        # A folder inside another is walked with it (a warm sample's scratch in its slot's).
+        self._roots = [root for root in self._roots
+                       if not any(other != root and root.is_relative_to(other)
+                                  for other in self._roots)]
         smallest = min((free[0] for _, free in self._free_at_start.values()), default=0)
         self.allowance = min(limit_mb * MB, max(smallest - RESERVE, FLOOR))
         self.files_allowance = FILES
