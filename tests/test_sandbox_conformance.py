@@ -270,6 +270,33 @@ def test_memory_hog_is_memory_exceeded(backend: str, scratch: Path) -> None:
     assert result.stdout == b""
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "bwrap-nocgroup", "warm"])
+def test_what_a_run_writes_to_dev_is_bounded_memory(backend: str, scratch: Path) -> None:
+    # bwrap's /dev (and /dev/shm in it) is a tmpfs: memory, metered by the memory cgroup or,
+    # without one, sized (and the rest of /dev read-only). none and rlimit would write the
+    # host's own /dev: they are not run.
+    for target in ("/dev/shm/hog", "/dev/hog"):
+        # 192 MB in files under the file-size limit, against 64 MB of memory.
+        code = f"""
+            import os
+            names = [{target!r} + str(i) for i in range(4)]
+            try:
+                for name in names:
+                    with open(name, 'wb') as out:
+                        for _ in range(6):
+                            out.write(b'x' * (8 << 20))
+                print('wrote all')
+            finally:
+                for name in names:
+                    if os.path.exists(name):
+                        os.remove(name)
+        """
+        result = run_py(make(backend), scratch, code,
+                        limits=Limits(wall_time=20, memory_mb=64))
+        assert b"wrote all" not in result.stdout, (target, result)
+        assert result.exit_code != 0 or result.memory_exceeded, (target, result)
+
+
 @pytest.mark.parametrize("backend", backends("fsize"))
 def test_file_size_limit(backend: str, scratch: Path) -> None:
     code = """

@@ -370,6 +370,11 @@ class BwrapSandbox(Sandbox):
             if limits.memory_mb is not None:
                 argv += ["--size", str(limits.memory_mb * _MIB)]
             argv += ["--tmpfs", private]
+        if "memory" not in self._cgroups and limits.memory_mb is not None:
+            # bwrap's /dev is a tmpfs as well, /dev/shm in it: a bounded /dev/shm of its own,
+            # and the rest read-only (its device nodes are bind mounts and stay usable).
+            argv += ["--size", str(limits.memory_mb * _MIB), "--tmpfs", "/dev/shm",
+                     "--remount-ro", "/dev"]
         binds: list[tuple[Path, Path, bool]] = [
             (m.source, m.target, m.writable) for m in request.mounts
         ]
