@@ -195,3 +195,26 @@ def test_an_interrupted_run_resumes_without_running_a_finished_sample_again(
     assert json.loads((out_dir / "run.json").read_text())["status"] == "finished"
     # Whatever scratch the interrupted process left behind is gone.
     assert not list(Path(tempfile.gettempdir()).glob(f"codereval-work-{proc.pid}-*"))
+
+
+@pytest.mark.usefixtures("snippet_registry")
+def test_the_disk_limit_is_recorded_and_part_of_the_runs_identity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "run"
+    args = [*inputs(tmp_path, passing_samples(ADD, 1)), "--sandbox", "none", "--out", str(out_dir)]
+    code, _, err = cli([*args, "--disk", "64"], capsys)
+    assert code == 0, err
+    meta = json.loads((out_dir / "run.json").read_text())
+    assert meta["options"]["disk_mb"] == 64 and meta["identity"]["disk_mb"] == 64
+    # Another limit is another run; the default is not written into the identity at all, so
+    # run directories from before the limit existed resume.
+    code, _, err = cli(args, capsys)
+    assert code == 2 and err.strip().startswith("error:")
+    code, _, err = cli([*args, "--disk", "0"], capsys)
+    assert code == 2 and "--disk" in err
+    fresh = tmp_path / "fresh"
+    code, _, err = cli([*inputs(tmp_path, passing_samples(ADD, 1)), "--sandbox", "none",
+                        "--out", str(fresh)], capsys)
+    assert code == 0, err
+    assert "disk_mb" not in json.loads((fresh / "run.json").read_text())["identity"]
