@@ -74,8 +74,10 @@ def to_result(
         cpu_time=cpu_time,
         stdout=seen.stdout,
         stderr=seen.stderr,
-        timed_out=timed_out,
-        memory_exceeded=memory_exceeded,
+        # A run stopped for another limit (it wrote too much to disk) is that, whatever else
+        # its end looked like: not a timeout, not out of memory.
+        timed_out=timed_out and not limit_exceeded,
+        memory_exceeded=memory_exceeded and not limit_exceeded,
         output_truncated=seen.output_truncated,
         isolation=isolation,
         limit_exceeded=limit_exceeded,

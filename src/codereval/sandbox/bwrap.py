@@ -193,7 +193,7 @@ class BwrapSandbox(Sandbox):
         else:
             memory_exceeded = "as" in applied and allocation_failed(seen)
         exceeded = disk.exceeded if disk is not None else ""
-        timed_out = not exceeded and (
+        timed_out = (
             seen.timed_out
             or bool(seen.watch_reason)
             or cpu_limit_hit(seen, cpu_time=cpu_time, limit=limits.cpu_time)
@@ -204,7 +204,7 @@ class BwrapSandbox(Sandbox):
             cpu_time=cpu_time,
             limit_exceeded=exceeded,
             timed_out=timed_out,
-            memory_exceeded=memory_exceeded and not timed_out and not exceeded,
+            memory_exceeded=memory_exceeded and not timed_out,
         )
 
     # -- a build and its run in one launch -----------------------------------------------------
@@ -335,11 +335,10 @@ class BwrapSandbox(Sandbox):
                 return error_result(problem, isolation=isolation_first + net), None
             seen = _unfold_signal(seen)
             exceeded = disk.exceeded if disk is not None else ""
-            timed_out = not exceeded and (seen.timed_out or bool(seen.watch_reason))
+            timed_out = seen.timed_out or bool(seen.watch_reason)
             done = to_result(seen, isolation=isolation_first + net, cpu_time=total_cpu,
                              timed_out=timed_out, limit_exceeded=exceeded,
-                             memory_exceeded=(cgroup.oom_killed() and not timed_out
-                                              and not exceeded))
+                             memory_exceeded=cgroup.oom_killed() and not timed_out)
             ran = (error_result(state.error, isolation=isolation_then + net)
                    if state.error else None)
             return done, ran
@@ -351,11 +350,9 @@ class BwrapSandbox(Sandbox):
         seen = _unfold_signal(seen)
         cpu = None if total_cpu is None else max(total_cpu - state.cpu_base, 0.0)
         exceeded = disk.exceeded if disk is not None else ""
-        timed_out = not exceeded and (
-            seen.timed_out or bool(seen.watch_reason)
-            or cpu_limit_hit(seen, cpu_time=cpu, limit=then.limits.cpu_time))
-        memory_exceeded = (cgroup.oom_killed(since=state.oom_base) and not timed_out
-                           and not exceeded)
+        timed_out = (seen.timed_out or bool(seen.watch_reason)
+                     or cpu_limit_hit(seen, cpu_time=cpu, limit=then.limits.cpu_time))
+        memory_exceeded = cgroup.oom_killed(since=state.oom_base) and not timed_out
         return done, to_result(seen, isolation=isolation_then + net, cpu_time=cpu,
                                timed_out=timed_out, memory_exceeded=memory_exceeded,
                                limit_exceeded=exceeded)

@@ -101,9 +101,8 @@ class RlimitSandbox(Sandbox):
             seen,
             isolation=isolation,
             cpu_time=seen.rusage_cpu,
-            timed_out=not exceeded and (
-                seen.timed_out
-                or cpu_limit_hit(seen, cpu_time=seen.rusage_cpu, limit=limits.cpu_time)),
-            memory_exceeded="as" in applied and allocation_failed(seen) and not exceeded,
+            timed_out=seen.timed_out
+            or cpu_limit_hit(seen, cpu_time=seen.rusage_cpu, limit=limits.cpu_time),
+            memory_exceeded="as" in applied and allocation_failed(seen),
             limit_exceeded=exceeded,
         )

@@ -589,12 +589,11 @@ class WarmWorker:
             memory_exceeded = any(w[0] == "RLIMIT_AS" for w in words) and allocation_failed(
                 supervised)
         exceeded = disk.exceeded if disk is not None else ""
-        timed_out = not exceeded and (
-            supervised.timed_out or bool(supervised.watch_reason)
-            or cpu_limit_hit(supervised, cpu_time=cpu_time, limit=limits.cpu_time))
+        timed_out = (supervised.timed_out or bool(supervised.watch_reason)
+                     or cpu_limit_hit(supervised, cpu_time=cpu_time, limit=limits.cpu_time))
         return to_result(supervised, isolation=isolation, cpu_time=cpu_time,
                          timed_out=timed_out, limit_exceeded=exceeded,
-                         memory_exceeded=memory_exceeded and not timed_out and not exceeded)
+                         memory_exceeded=memory_exceeded and not timed_out)
 
     def _supervise(self, sock: socket.socket, stdin: bytes | None, stdin_w: int, out_r: int,
                    err_r: int, *, started: float, limits: Limits, cgroup: RunCgroup | None,
