@@ -16,6 +16,29 @@ def _write(path: Path, megabytes: int) -> None:
     path.write_bytes(b"x" * (megabytes * MB))
 
 
+class _Filesystem:
+    """What statvfs tells the guard, moved by hand: free bytes and free inodes."""
+
+    def __init__(self) -> None:
+        self.free = 100_000 * MB
+        self.inodes = 10**9
+
+
+@pytest.fixture
+def filesystem(monkeypatch: pytest.MonkeyPatch) -> _Filesystem:
+    shown = _Filesystem()
+    monkeypatch.setattr(disk, "_free", lambda path: (shown.free, shown.inodes))
+    return shown
+
+
+def _count_walks(guard: DiskGuard, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per time the guard counts the run's files."""
+    walks: list[int] = []
+    real_written = guard.written
+    monkeypatch.setattr(guard, "written", lambda: walks.append(1) or real_written())
+    return walks
+
+
 def test_only_what_the_run_created_or_changed_counts_each_file_once(tmp_path: Path) -> None:
     base = tmp_path / "base"
     base.mkdir()
@@ -35,69 +58,52 @@ def test_only_what_the_run_created_or_changed_counts_each_file_once(tmp_path: Pa
 
 
 def test_it_counts_only_when_the_filesystem_lost_more_than_the_allowance(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filesystem: _Filesystem) -> None:
     guard = DiskGuard([tmp_path], limit_mb=1)
-    walked: list[int] = []
-    real_written = guard.written
-
-    def counted() -> int:
-        walked.append(1)
-        return real_written()
-
-    monkeypatch.setattr(guard, "written", counted)
+    walked = _count_walks(guard, monkeypatch)
     _write(tmp_path / "mine", 2)
     assert guard.check() is None and not walked  # the disk did not move: nothing to count
-    free["now"] -= 2 * MB
+    filesystem.free -= 2 * MB
     assert guard.check() == "wrote more than 1 MB to disk" and walked
     assert guard.exceeded == "wrote more than 1 MB to disk"
 
 
 def test_after_counting_it_waits_for_the_disk_to_lose_what_the_run_still_may_write(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filesystem: _Filesystem) -> None:
     guard = DiskGuard([tmp_path], limit_mb=4)
-    walks: list[int] = []
-    real_written = guard.written
-    monkeypatch.setattr(guard, "written", lambda: walks.append(1) or real_written())
+    walks = _count_walks(guard, monkeypatch)
     _write(tmp_path / "mine", 1)
-    free["now"] -= 5 * MB  # someone else wrote 4 MB
+    filesystem.free -= 5 * MB  # someone else wrote 4 MB
     assert guard.check() is None and len(walks) == 1  # its own: 1 MB of 4
-    free["now"] -= 2 * MB
+    filesystem.free -= 2 * MB
     assert guard.check() is None and len(walks) == 1  # it could not have written 3 MB more
-    free["now"] -= 2 * MB
+    filesystem.free -= 2 * MB
     assert guard.check() is None and len(walks) == 2
 
 
 def test_others_writes_alone_never_stop_a_run(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    free = {"now": 100_000 * MB}
-    monkeypatch.setattr(disk, "_free", lambda path: (free["now"], 10**9))
+                                              filesystem: _Filesystem) -> None:
     guard = DiskGuard([tmp_path], limit_mb=1)
-    free["now"] = 100 * MB  # someone else filled the disk down to below the reserve
+    filesystem.free = 100 * MB  # someone else filled the disk down to below the reserve
     assert guard.check() is None
 
 
 def test_the_allowance_leaves_the_host_its_reserve(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(disk, "_free", lambda path: (disk.RESERVE + 200 * MB, 10**9))
+                                                   filesystem: _Filesystem) -> None:
+    filesystem.free = disk.RESERVE + 200 * MB
     assert DiskGuard([tmp_path], limit_mb=4096).allowance == 200 * MB
-    monkeypatch.setattr(disk, "_free", lambda path: (disk.RESERVE // 2, 10**9))
+    filesystem.free = disk.RESERVE // 2
     assert DiskGuard([tmp_path], limit_mb=4096).allowance == disk.FLOOR
 
 
 def test_a_run_that_creates_too_many_files_is_stopped_though_they_are_empty(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    inodes = {"now": 10**9}
-    monkeypatch.setattr(disk, "_free", lambda path: (100_000 * MB, inodes["now"]))
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filesystem: _Filesystem) -> None:
     monkeypatch.setattr(disk, "FILES", 50)
     guard = DiskGuard([tmp_path], limit_mb=4096)
     for i in range(60):
         (tmp_path / f"empty-{i}").touch()
     assert guard.check() is None  # the filesystem's inodes did not move
-    inodes["now"] -= 60
+    filesystem.inodes -= 60
     assert guard.check() == "created more than 50 files"
 
 

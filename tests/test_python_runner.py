@@ -61,9 +61,24 @@ def samples() -> list[tuple[str, Sample]]:
     return rows
 
 
-def _context(env_root: Path, work: Path, sandbox: str = "bwrap") -> RunContext:
-    return RunContext(sandbox=get_sandbox(sandbox), limits=LIMITS, work_root=work,
-                      env_root=env_root, tests_dir=data.mini_python_tests_dir())
+def _context(env_root: Path, work: Path, sandbox: str = "bwrap", *, limits: Limits = LIMITS,
+             executor: str = "fresh") -> RunContext:
+    """The run context of mini-python; ``executor="warm"`` adds a warm pool under ``work``
+    (close it with ``ctx.warm.close()``)."""
+    pool = None
+    if executor == "warm":
+        from codereval.sandbox.warm import WarmPool
+        pool = WarmPool(sandbox=get_sandbox(sandbox), root=work / "warm")
+    return RunContext(sandbox=get_sandbox(sandbox), limits=limits, work_root=work,
+                      env_root=env_root, tests_dir=data.mini_python_tests_dir(), warm=pool)
+
+
+def _reference(name: str, tasks: dict[str, Task],
+               samples: list[tuple[str, Sample]]) -> tuple[Task, Sample]:
+    """The task of this name and its reference sample."""
+    task = next(t for t in tasks.values() if t.name == name)
+    return task, next(s for label, s in samples
+                      if label == "reference" and s.task_id == task.task_id)
 
 
 def _run_all(runner: PythonProjectRunner, pairs: list[tuple[Task, Sample]], ctx: RunContext):
@@ -226,18 +241,10 @@ def test_a_file_a_sample_leaves_in_its_project_is_never_seen_by_the_next_sample(
 ) -> None:
     """Workspaces are kept between samples of a project; one a sample changed is not."""
     _bwrap_or_skip()
-    task = next(t for t in tasks.values() if t.name == "normalize_whitespace")
-    reference = next(s for label, s in samples
-                     if label == "reference" and s.task_id == task.task_id)
+    task, reference = _reference("normalize_whitespace", tasks, samples)
     code = reference.code or ""
     runner = PythonProjectRunner(reuse_workspaces=True)
-    ctx = _context(env_root, tmp_path / "work")
-    pool = None
-    if executor == "warm":
-        from codereval.sandbox.warm import WarmPool
-        pool = WarmPool(sandbox=ctx.sandbox, root=tmp_path / "work" / "warm")
-        ctx = RunContext(sandbox=ctx.sandbox, limits=LIMITS, work_root=ctx.work_root,
-                         env_root=env_root, tests_dir=ctx.tests_dir, warm=pool)
+    ctx = _context(env_root, tmp_path / "work", executor=executor)
     try:
         verdicts = []
         for index, text in enumerate([code, code + _CHECK, code + _LEAVE, code + _CHECK,
@@ -253,8 +260,8 @@ def test_a_file_a_sample_leaves_in_its_project_is_never_seen_by_the_next_sample(
         assert cache.stats.reused == 3 and cache.stats.discarded == 1, cache.stats
     finally:
         runner.close()
-        if pool is not None:
-            pool.close()
+        if ctx.warm is not None:
+            ctx.warm.close()
 
 
 def test_a_warm_worker_is_offered_what_the_projects_tests_import(
@@ -350,17 +357,10 @@ def test_a_sample_that_fills_the_disk_is_stopped_and_told_so(
 ) -> None:
     """A sample writing past --disk is a runtime_error naming the limit, and its files go."""
     _bwrap_or_skip()
-    task = next(t for t in tasks.values() if t.name == "normalize_whitespace")
-    reference = next(s for label, s in samples
-                     if label == "reference" and s.task_id == task.task_id)
+    task, reference = _reference("normalize_whitespace", tasks, samples)
     limits = Limits(wall_time=20.0, memory_mb=512, processes=64, disk_mb=128)
     work = tmp_path / "work"
-    pool = None
-    if executor == "warm":
-        from codereval.sandbox.warm import WarmPool
-        pool = WarmPool(sandbox=get_sandbox("bwrap"), root=work / "warm")
-    ctx = RunContext(sandbox=get_sandbox("bwrap"), limits=limits, work_root=work,
-                     env_root=env_root, tests_dir=data.mini_python_tests_dir(), warm=pool)
+    ctx = _context(env_root, work, limits=limits, executor=executor)
     runner = PythonProjectRunner()
     try:
         hog = reference.model_copy(update={"code": (reference.code or "") + _DISK_HOG})
@@ -372,7 +372,7 @@ def test_a_sample_that_fills_the_disk_is_stopped_and_told_so(
         assert runner.run(task, reference, ctx).verdict is Verdict.PASSED
     finally:
         runner.close()
-        if pool is not None:
-            pool.close()
+        if ctx.warm is not None:
+            ctx.warm.close()
     left = [p for p in work.rglob("disk-hog-*")]
     assert not left

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,72 +57,47 @@ def test_it_is_removed_when_the_run_raises(tmp_path: Path) -> None:
     assert not workdir.exists()
 
 
-def _removed_as(uid: int, work_root: Path) -> bool:
-    """Run a sample's directory's life as ``uid`` (forked, so root can drop to it)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child reports through its exit status only
-        code = 3
-        try:
-            if os.geteuid() != uid:
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-            with sample_workdir(_ctx(work_root), prefix="cpp-") as (workdir, _):
-                _lock_up(workdir)
-            code = 1 if workdir.exists() else 0
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1), status
-    return os.WEXITSTATUS(status) == 0
-
-
-def test_folders_the_sample_made_read_only_are_removed_too_for_a_user_other_than_root() -> None:
-    # Root ignores file modes, so the case that matters (a user running codereval, whose
-    # sandboxed samples own their files) is run as an unprivileged user, in a folder it can
-    # reach (pytest's own are private to root).
+def _cleaned_up_as_an_unprivileged_user(job: Callable[[Path], bool], *, prefix: str) -> None:
+    """Run ``job(work_root)`` in a forked child as an unprivileged user, in a folder it can reach
+    (pytest's own are private to root); it says whether what it checked is gone, and the work
+    root must be empty after. Root ignores file modes, so the case that matters (a user running
+    codereval, whose sandboxed samples own their files) needs another user."""
     uid = NOBODY if os.geteuid() == 0 else os.geteuid()
-    outer = Path(tempfile.mkdtemp(prefix="codereval-test-workdir-"))
+    outer = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         outer.chmod(0o755)
         work_root = outer / "work"
         work_root.mkdir()
         if uid != os.geteuid():
             os.chown(work_root, uid, uid)
-        assert _removed_as(uid, work_root)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through its exit status only
+            code = 3
+            try:
+                if os.geteuid() != uid:
+                    os.setgroups([])
+                    os.setgid(uid)
+                    os.setuid(uid)
+                code = 0 if job(work_root) else 1
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1), status
+        assert os.WEXITSTATUS(status) == 0
         assert list(work_root.iterdir()) == []
     finally:
         remove_tree(outer)
 
 
-def _pool_folders_removed_as(uid: int, work_root: Path) -> bool:
-    sandbox = BwrapSandbox()  # found as root: the unprivileged child cannot search /root
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child reports through its exit status only
-        code = 3
-        try:
-            if os.geteuid() != uid:
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-            pool = WarmPool(sandbox=sandbox, root=work_root / "warm")
-            with pool.slot() as slot:
-                scratch = slot.new_scratch(in_memory=True)
-                roots = [folder.parent for folder in slot.dirs]
-            # What a sample left where the lease's own sweep does not look.
-            for root in roots:
-                _lock_up(root / "left-behind")
-            pool.close()
-            code = 1 if any(root.exists() for root in roots) or scratch.exists() else 0
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1), status
-    return os.WEXITSTATUS(status) == 0
+def test_folders_the_sample_made_read_only_are_removed_too_for_a_user_other_than_root() -> None:
+    def job(work_root: Path) -> bool:
+        with sample_workdir(_ctx(work_root), prefix="cpp-") as (workdir, _):
+            _lock_up(workdir)
+        return not workdir.exists()
+
+    _cleaned_up_as_an_unprivileged_user(job, prefix="codereval-test-workdir-")
 
 
 def test_a_warm_pool_removes_its_folders_read_only_parts_and_all() -> None:
@@ -129,15 +105,17 @@ def test_a_warm_pool_removes_its_folders_read_only_parts_and_all() -> None:
     reason = BwrapSandbox.unavailable_reason()
     if reason is not None:
         pytest.skip(f"bwrap unavailable: {reason}")
-    uid = NOBODY if os.geteuid() == 0 else os.geteuid()
-    outer = Path(tempfile.mkdtemp(prefix="codereval-test-pool-"))
-    try:
-        outer.chmod(0o755)
-        work_root = outer / "work"
-        work_root.mkdir()
-        if uid != os.geteuid():
-            os.chown(work_root, uid, uid)
-        assert _pool_folders_removed_as(uid, work_root)
-        assert list(work_root.iterdir()) == []
-    finally:
-        remove_tree(outer)
+    sandbox = BwrapSandbox()  # found as root: the unprivileged child cannot search /root
+
+    def job(work_root: Path) -> bool:
+        pool = WarmPool(sandbox=sandbox, root=work_root / "warm")
+        with pool.slot() as slot:
+            scratch = slot.new_scratch(in_memory=True)
+            roots = [folder.parent for folder in slot.dirs]
+        # What a sample left where the lease's own sweep does not look.
+        for root in roots:
+            _lock_up(root / "left-behind")
+        pool.close()
+        return not (any(root.exists() for root in roots) or scratch.exists())
+
+    _cleaned_up_as_an_unprivileged_user(job, prefix="codereval-test-pool-")
