@@ -121,7 +121,7 @@ def measure(language: str, tc: Toolchain, task_index: int, *, data: list[Task],
             javac: JavaCompiler | None) -> dict[str, float]:
     task = data[task_index]
     workdir = Path(tempfile.mkdtemp(prefix=f"{language}-", dir=root))
-    program = build_program(task, task.reference, marker="BREAKDOWN")
+    program = build_program(task, task.reference)
     for name, text in program.files.items():
         (workdir / name).parent.mkdir(parents=True, exist_ok=True)
         (workdir / name).write_text(text, encoding="utf-8")

@@ -10,6 +10,7 @@ write to a cache another sample reads.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -205,7 +206,9 @@ def test_without_mold_the_default_linker_is_used(tmp_path: Path,
 def test_mold_is_used_where_installed(tmp_path: Path) -> None:
     toolchain = CppToolchain()
     toolchain.ensure(tmp_path)
-    assert "-fuse-ld=mold" in toolchain.compile_request(tmp_path, "p.cpp", Limits()).argv
+    assert "-fuse-ld=mold" in toolchain.build_argv("p.cpp")
+    assert shlex.join(toolchain.build_argv("p.cpp")) in " ".join(
+        toolchain.compile_request(tmp_path, "p.cpp", Limits()).argv)
 
 
 def test_damaged_go_packages_are_rebuilt(hx: Path, tmp_path: Path) -> None:
@@ -292,7 +295,7 @@ def test_no_request_mounts_anything_writable(variant: str, hx: Path, tmp_path: P
     toolchain = VARIANTS[variant]()
     toolchain.ensure(HOME_CACHES)
     task = tasks_of(hx, toolchain.language)[0]
-    program = build_program(task, task.reference, marker="M")
+    program = build_program(task, task.reference)
     # As the runner does: the program's files are written before the requests are made.
     for name, text in program.files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -393,7 +396,7 @@ def test_go_links_against_a_testify_without_http_unless_the_program_mentions_it(
     for name, code in {"plain": task.reference, "http": _http_assert(task)}.items():
         workdir = tmp_path / name
         workdir.mkdir()
-        program = build_program(task, code, marker="M")
+        program = build_program(task, code)
         (workdir / program.main).write_text(program.files[program.main])
         request = toolchain.compile_request(workdir, program.main, Limits())
         mounted[name] = {m.source for m in request.mounts}
@@ -420,6 +423,8 @@ def test_without_a_lean_testify_every_go_program_uses_the_full_packages(
     shutil.rmtree(lean)
     # The tool that takes the HTTP assertions out fails (as when upstream renames them).
     monkeypatch.setattr(program_toolchains, "GO_LEAN_TOOL", "go/missing.go")
+    # (Our prologues are read through the same call: they stay where they are.)
+    shutil.copytree(Path(program_toolchains.__file__).parent / "prologue", tmp_path / "prologue")
     monkeypatch.setattr(program_toolchains.resources, "files", lambda _package: tmp_path)
     (tmp_path / "go").mkdir()
     (tmp_path / "go" / "missing.go").write_text(
@@ -455,7 +460,7 @@ def test_go_test_binaries_leave_out_fuzzing_and_profiling_but_judge_as_go_test_d
     # What the standard deps bring is not in the binary.
     workdir = tmp_path / "binary"
     workdir.mkdir()
-    program = build_program(task, task.reference, marker="M")
+    program = build_program(task, task.reference)
     for name, text in program.files.items():
         (workdir / name).parent.mkdir(parents=True, exist_ok=True)
         (workdir / name).write_text(text)

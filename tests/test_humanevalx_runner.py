@@ -155,7 +155,7 @@ def test_translation_program_is_target_declaration_plus_generation_plus_test(
     hx: Path, runner: ProgramRunner, tmp_path: Path
 ) -> None:
     task = load_humanevalx_translation("python", "cpp", data_dir=hx)[2]
-    program = build_program(task, "    return number - int(number);\n}\n", marker="M")
+    program = build_program(task, "    return number - int(number);\n}\n")
     text = program.files[program.main]
     assert text.startswith(task.extra["declaration"] + "    return number - int(number);")
     assert "int codereval_test_main(" in text

@@ -18,7 +18,7 @@ from codereval.engine import default_env_root
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.program import ProgramRunner
-from codereval.runners.program_source import RUST_TEST_FILE, build_program
+from codereval.runners.program_source import RUST_TEST_FILE, build_program, prologue_source
 
 P, F, R = Verdict.PASSED, Verdict.FAILED, Verdict.RUNTIME_ERROR
 FAKE_MARKER = "CODEREVAL-DONE-" + "0" * 32
@@ -93,16 +93,24 @@ def broken_body(task: Task) -> str:
     return f"    return {value};\n}}\n{after_entry_function(task.reference)}"
 
 
+def prologue_head() -> str:
+    return prologue_source("codereval_prologue.rs").partition("@LINE@")[0]
+
+
 def test_program_is_declaration_code_then_the_tests_called_from_main(tasks: list[Task]) -> None:
     task = tasks[0]
     # The file's prompt is only the doc comment: the model also sees the declaration it continues.
     assert task.prompt.endswith(task.extra["declaration"]) and task.prompt.startswith("\n/*")
-    program = build_program(task, "    false\n}\n", marker="MARK")
+    program = build_program(task, "    false\n}\n")
     main = program.files[program.main]
-    assert main.startswith(task.extra["declaration"] + "    false\n}\n")
+    # Our prologue module first, then the declaration and the code; no marker anywhere.
+    assert main.startswith(prologue_head())
+    assert task.extra["declaration"] + "    false\n}\n" in main
     assert f'include!("{RUST_TEST_FILE}");' in main
     assert "tests::test_has_close_elements();" in main
-    assert main.index("tests::test_has_close_elements();") < main.index("MARK")
+    assert main.index("tests::test_has_close_elements();") < main.index(
+        "    codereval_prologue::done();\n}\n")
+    assert "CODEREVAL-DONE" not in main
     test = program.files[RUST_TEST_FILE]
     assert "#[test]" not in test and "pub(crate) fn test_has_close_elements(" in test
 
@@ -112,9 +120,9 @@ def test_tests_behind_comments_are_found_and_commented_out_ones_are_not(
 ) -> None:
     by_id = {t.task_id: t for t in tasks}
     # Rust/50 has a comment between `#[test]` and `fn`.
-    main = build_program(by_id["Rust/50"], "x", marker="M").files["main.rs"]
+    main = build_program(by_id["Rust/50"], "x").files["main.rs"]
     assert "tests::test_decode_encode();" in main
-    main = build_program(by_id["Rust/32"], "x", marker="M").files["main.rs"]
+    main = build_program(by_id["Rust/32"], "x").files["main.rs"]
     assert "no test functions found" in main and "test_poly" not in main
 
 

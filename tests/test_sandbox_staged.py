@@ -13,6 +13,7 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,24 @@ def test_the_run_sees_no_descriptor_of_ours_and_reads_dev_null(
     # 3 is ls's own listing of the directory.
     assert built.stdout == ran.stdout == b"0 1 2 3 /dev/null\n"  # type: ignore[union-attr]
     assert outcome(ran) == outcome(got["two launches"][1])
+
+
+def test_the_run_gets_its_own_stdin_and_the_build_never_sees_it(
+        bwrap: BwrapSandbox, tmp_path: Path) -> None:
+    # The completion marker travels this way: written only once the build has ended, so
+    # nothing the build runs (a compile-time include of /dev/stdin) can read it.
+    first = request(tmp_path, "cat; readlink /proc/self/fd/0")
+    then = replace(request(tmp_path, "cat; echo; cat"), stdin=b"SECRET\nmore")
+    got = {name: staged(first, then) for name, staged in both(bwrap).items()}
+    built, ran = got["one launch"]
+    assert built.stdout == b"/dev/null\n"
+    assert ran is not None and ran.stdout == b"SECRET\nmore\n"
+    assert outcome(built) == outcome(got["two launches"][0])
+    assert outcome(ran) == outcome(got["two launches"][1])
+    # Still one launch: the run sees the build's private /tmp.
+    _, ran = bwrap.run_staged(request(tmp_path, "echo mine > /tmp/left"),
+                              replace(request(tmp_path, "cat /tmp/left; cat"), stdin=b"in"))
+    assert ran is not None and ran.stdout == b"mine\nin"
 
 
 def test_one_launch_really_is_one(bwrap: BwrapSandbox, tmp_path: Path) -> None:

@@ -3,7 +3,10 @@
 For each sample: write ``prefix + code + test`` (program_source.py) into a private directory,
 compile it in the sandbox when the language needs it (Java by the team's warm compiler, which
 never runs the code), run it in the sandbox, and classify. A pass needs exit status 0 *and* the
-per-run completion marker printed after the test returned.
+per-run completion marker printed after the test returned. The marker is in no file, argument
+or variable the sample can read: the run gets it on stdin, after any build has ended, and the
+program's prologue takes it before the sample's code runs (program_source.py says how, per
+language, and what stays possible).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -178,7 +182,7 @@ class ProgramRunner(Runner):
                 ctx: RunContext, base: Outcome, slot: Slot | None) -> Outcome:
         language = task.language.value
         marker = new_marker()
-        program = build_program(task, code, marker=marker)
+        program = build_program(task, code)
         for name, text in program.files.items():
             (workdir / name).parent.mkdir(parents=True, exist_ok=True)
             (workdir / name).write_text(text, encoding="utf-8")
@@ -198,7 +202,8 @@ class ProgramRunner(Runner):
                     "verdict": verdict, "stage": Stage.COMPILE, "wall_time": compile_time,
                     "stderr_tail": _tail(result.diagnostics),
                     "detail": f"compile: {result.diagnostics.strip()[-600:]}"})
-        request = toolchain.run_request(workdir, program.main, ctx.limits)
+        request = replace(toolchain.run_request(workdir, program.main, ctx.limits),
+                          stdin=(marker + "\n").encode())
         build = (toolchain.compile_request(workdir, program.main, ctx.limits)
                  if language != "java" else None)
         staged: ExecResult | None = None

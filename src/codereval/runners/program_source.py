@@ -4,7 +4,15 @@ A program is ``prefix + code + test`` (the prefix is the prompt for generation, 
 declaration for translation), plus what makes the verdict honest:
 
 * a completion marker printed only after the test returned (promise 3), so ``exit(0)`` in the
-  generated code never passes;
+  generated code never passes. The marker is never in the program: it arrives on stdin, which a
+  prologue of ours reads before any code of the sample runs and then replaces by /dev/null, and
+  which no name in the sample reaches (Python and JavaScript: a launcher that runs the program;
+  Java: the entry class's locals; C++: a translation unit of its own, linked first; Go: a package
+  the sample's package imports; Rust: a private module whose announcement checks its call site).
+  The native prologues read through raw system calls from the executable's first start-up hook,
+  and the build refuses a binary with another hook that could run before it
+  (``NATIVE_HOOK_CHECK``). What stays possible is reading the process's own memory (or, in
+  Python, its objects through introspection): anything in the same process can;
 * JavaScript's ``console.assert`` made to throw (in Node it only prints);
 * Rust tests (``#[cfg(test)] mod tests { #[test] fn ... }``) called from our own ``main``;
 * Go imports computed from what the code uses, not from a fixed list of names.
@@ -14,12 +22,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from codereval.model import Task
 
-# Where C++ tests' main() goes, so that our own main can print the marker after it returns.
+# Where C++ tests' main() goes: our own main (CPP_PROLOGUE) calls it, then prints the marker.
 CPP_TEST_MAIN = "codereval_test_main"
 JAVA_ENTRY_CLASS = "CoderevalEntry"
+# The launchers run these; the program is the file beside them.
+PYTHON_LAUNCHER = "codereval_main.py"
+JS_LAUNCHER = "codereval_main.js"
+CPP_PROLOGUE = "codereval_prologue.cpp"
+# The Go package that takes the marker (module humanevalx, as go.mod names it).
+GO_PROLOGUE_PACKAGE = "humanevalx/codereval_prologue"
+GO_PROLOGUE_FILE = "codereval_prologue/prologue.go"
 GO_TEST_FILE = "main_test.go"
 GO_MARKER_FILE = "codereval_marker_test.go"
 # The test binary's main for the direct compile and link (a subdirectory: `go test .` skips it).
@@ -67,10 +83,34 @@ _GO_IMPORT_LINE = re.compile(r"\"([\w./-]+)\"")
 
 @dataclass(frozen=True, kw_only=True)
 class Program:
-    """Source files (name -> text) and the one the toolchain starts from."""
+    """Source files (name -> text) and the one the toolchain starts from. The run's completion
+    marker goes to the program on stdin (one line); the program prints it, on a line of its
+    own, only when its test ran to its end."""
 
     files: dict[str, str]
     main: str
+
+
+def prologue_source(name: str) -> str:
+    """One of our prologues (runners/prologue/): the same text for every sample, no secret."""
+    return resources.files("codereval.runners").joinpath("prologue", name).read_text("utf-8")
+
+
+# A start-up hook of a native binary other than our prologue's could run before it and take the
+# marker from stdin: a GNU indirect function's resolver (an IRELATIVE relocation, resolved while
+# the dynamic loader relocates, before any hook) or a second .preinit_array entry (the
+# program's own could come first). Run on the built binary; exit 1 with a message otherwise.
+NATIVE_HOOK_CHECK = r"""readelf -SrW program | awk '
+/ \.preinit_array / { for (i = 1; i <= NF; i++) if ($i == "PREINIT_ARRAY") size = $(i + 3) }
+/IRELATIV/ { ifunc = 1 }
+END {
+    if (ifunc || size + 0 != 8) {
+        print "codereval: refused: the program has start-up code that runs before the harness" \
+            " (a GNU indirect function or a .preinit_array entry of its own), which could forge" \
+            " the completion marker" > "/dev/stderr"
+        exit 1
+    }
+}'"""
 
 
 def _code(code: str) -> str:
@@ -98,39 +138,72 @@ def _prefix_and_test(task: Task) -> tuple[str, str]:
     return task.extra.get("prefix", task.prompt), task.test.code if task.test else ""
 
 
-def python_program(task: Task, code: str, *, marker: str) -> Program:
+def python_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
     # OpenAI's HumanEval runs prompt + completion + check with nothing added.
     helpers = PYTHON_HELPERS if task.benchmark.startswith("humanevalx") else ""
-    text = f"{helpers}{prefix}{_code(code)}\n{test}\n\nprint({marker!r}, flush=True)\n"
-    return Program(files={"program.py": text}, main="program.py")
+    text = f"{helpers}{prefix}{_code(code)}\n{test}\n"
+    return Program(files={"program.py": text, PYTHON_LAUNCHER: prologue_source(PYTHON_LAUNCHER)},
+                   main=PYTHON_LAUNCHER)
 
 
-def cpp_program(task: Task, code: str, *, marker: str) -> Program:
+def cpp_program(task: Task, code: str) -> Program:
+    """The test's main becomes ``codereval_test_main``, which the main of our prologue (compiled
+    once by the toolchain, linked first) calls before it prints the marker."""
     prefix, test = _prefix_and_test(task)
     # Rename only the test's main: a main in the generated code still clashes with ours, as it
     # clashes with the test's in the original harness.
     test = re.sub(r"\bint\s+main\s*\(", f"int {CPP_TEST_MAIN}(", test, count=1)
-    tail = (
-        f"\nint main() {{\n    {CPP_TEST_MAIN}();\n"
-        f'    fflush(NULL);\n    printf("\\n%s\\n", "{marker}");\n    fflush(stdout);\n'
-        "    return 0;\n}\n"
-    )
-    text = f"{prefix}{_code(code)}\n{test}\n#include <stdio.h>\n{tail}"
+    text = f"{prefix}{_code(code)}\n{test}\n"
     return Program(files={"program.cpp": text}, main="program.cpp")
 
 
-def java_program(task: Task, code: str, *, marker: str) -> Program:
+# The JVM starts here: the marker is read before any class of the sample is initialised, and
+# kept masked in this method's locals, which reflection does not reach.
+JAVA_ENTRY = f"""
+class {JAVA_ENTRY_CLASS} {{
+    public static void main(String[] args) throws Throwable {{
+        java.io.FileInputStream in = new java.io.FileInputStream(java.io.FileDescriptor.in);
+        byte[] held = new byte[128];
+        int got = 0;
+        for (int n; got < held.length && (n = in.read(held, got, held.length - got)) > 0; ) {{
+            got += n;
+        }}
+        byte[] rest = new byte[256];
+        while (in.read(rest) > 0) {{
+        }}
+        int size = 0;
+        while (size < got && held[size] != '\\n') {{
+            size++;
+        }}
+        byte[] pad = new byte[size];
+        new java.util.SplittableRandom().nextBytes(pad);
+        byte[] masked = new byte[size];
+        for (int i = 0; i < size; i++) {{
+            masked[i] = (byte) (held[i] ^ pad[i]);
+        }}
+        java.util.Arrays.fill(held, (byte) 0);
+        System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+        Main.main(args);
+        System.out.flush();
+        System.err.flush();
+        byte[] line = new byte[size + 2];
+        line[0] = line[size + 1] = (byte) '\\n';
+        for (int i = 0; i < size; i++) {{
+            line[i + 1] = (byte) (masked[i] ^ pad[i]);
+        }}
+        java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+        out.write(line);
+        out.flush();
+        java.util.Arrays.fill(line, (byte) 0);
+    }}
+}}
+"""
+
+
+def java_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
-    entry = (
-        f"\nclass {JAVA_ENTRY_CLASS} {{\n"
-        "    public static void main(String[] args) throws Throwable {\n"
-        "        Main.main(args);\n"
-        f'        System.out.println("\\n{marker}");\n'
-        "        System.out.flush();\n"
-        "    }\n}\n"
-    )
-    text = f"{prefix}{_code(code)}\n{test}\n{entry}"
+    text = f"{prefix}{_code(code)}\n{test}\n{JAVA_ENTRY}"
     return Program(files={"Main.java": text}, main="Main.java")
 
 
@@ -142,10 +215,11 @@ JS_PROLOGUE = (
 )
 
 
-def js_program(task: Task, code: str, *, marker: str) -> Program:
+def js_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
-    text = f"{JS_PROLOGUE}{prefix}{_code(code)}\n{test}\n\nconsole.log({marker!r});\n"
-    return Program(files={"program.js": text}, main="program.js")
+    text = f"{JS_PROLOGUE}{prefix}{_code(code)}\n{test}\n"
+    return Program(files={"program.js": text, JS_LAUNCHER: prologue_source(JS_LAUNCHER)},
+                   main=JS_LAUNCHER)
 
 
 def _go_strip(source: str) -> str:
@@ -167,7 +241,7 @@ def go_imports(source: str, *, already: set[str]) -> list[str]:
     return found
 
 
-def go_program(task: Task, code: str, *, marker: str) -> Program:
+def go_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
     setup = task.extra.get("go_test_setup", "")
     body = f"{prefix}{_code(code)}"
@@ -179,41 +253,51 @@ def go_program(task: Task, code: str, *, marker: str) -> Program:
     # Imports are per file: the test's own uses count too (several tests call math.Abs).
     used = go_imports(f"{body}\n{test}", already=set(kept))
     block = "".join(f'    "{path}"\n' for path in [*kept, *used])
+    # Blank: initialised before the sample's package, and no name of it in the sample's file.
+    block += f'    _ "{GO_PROLOGUE_PACKAGE}"\n'
     text = f"package main\n\nimport (\n{block})\n\n{body}\n{test}\n"
+    # For `go test -c` (where the direct build is not available): the sample's package, but a
+    # file of its own, so the prologue's name is not in scope of the sample's code.
     marker_file = (
-        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n)\n\n"
+        "package main\n\nimport (\n    \"os\"\n    \"testing\"\n\n"
+        f'    prologue "{GO_PROLOGUE_PACKAGE}"\n)\n\n'
         "func TestMain(m *testing.M) {\n    code := m.Run()\n"
-        f'    if code == 0 {{\n        fmt.Println("\\n{marker}")\n    }}\n'
-        "    os.Exit(code)\n}\n"
+        "    prologue.Done(code)\n    os.Exit(code)\n}\n"
     )
-    testmain = go_testmain(_GO_TEST_FUNC.findall(test), marker=marker)
+    testmain = go_testmain(_GO_TEST_FUNC.findall(test))
     return Program(files={GO_TEST_FILE: text, GO_MARKER_FILE: marker_file,
-                          GO_TESTMAIN_FILE: testmain}, main=GO_TEST_FILE)
+                          GO_TESTMAIN_FILE: testmain,
+                          GO_PROLOGUE_FILE: prologue_source("codereval_prologue.go")},
+                   main=GO_TEST_FILE)
 
 
-def go_testmain(tests: list[str], *, marker: str) -> str:
-    """What `go test` would generate to run these tests, plus the marker after they pass; its
-    testing dependencies come from ``GO_TESTMAIN_DEPS_FILE``."""
+def go_testmain(tests: list[str]) -> str:
+    """What `go test` would generate to run these tests, then the prologue's announcement of the
+    marker (when they passed); its testing dependencies come from ``GO_TESTMAIN_DEPS_FILE``."""
     entries = "".join(f'    {{"{name}", sample.{name}}},\n' for name in tests)
     # No test found means nothing was checked: that is never a pass.
-    guard = "" if tests else '    fmt.Println("no test functions found")\n    os.Exit(1)\n'
+    guard = ("" if tests
+             else '    os.Stdout.WriteString("no test functions found\\n")\n    os.Exit(1)\n')
     return (
-        "package main\n\nimport (\n    \"fmt\"\n    \"os\"\n    \"testing\"\n\n"
+        "package main\n\nimport (\n    \"os\"\n    \"testing\"\n\n"
+        f'    prologue "{GO_PROLOGUE_PACKAGE}"\n'
         "    sample \"humanevalx\"\n)\n\n"
         f"var tests = []testing.InternalTest{{\n{entries}}}\n\n"
         f"func main() {{\n{guard}"
         f"    m := testing.MainStart({GO_TESTMAIN_DEPS_VAR}, tests, nil, nil, nil)\n"
         "    code := m.Run()\n"
-        f'    if code == 0 {{\n        fmt.Println("\\n{marker}")\n    }}\n'
+        "    prologue.Done(code)\n"
         "    os.Exit(code)\n}\n"
     )
 
 
-def rust_program(task: Task, code: str, *, marker: str) -> Program:
+def rust_program(task: Task, code: str) -> Program:
     """``prefix + code`` then the test module and a ``main`` that calls each ``#[test]`` fn.
 
     Built as a plain binary with ``--cfg test`` rather than by libtest, whose runner prints no
-    marker of ours: a test that returns has passed, a failed assertion panics (exit 101).
+    marker of ours: a test that returns has passed, a failed assertion panics (exit 101). Our
+    prologue module (``prologue/codereval_prologue.rs``) comes first; main ends with its
+    ``done()``, which announces only when called from that very place.
     """
     prefix, test = _prefix_and_test(task)
     # Found outside comments (Rust/50 comments between `#[test]` and `fn`; Rust/32's whole
@@ -230,10 +314,13 @@ def rust_program(task: Task, code: str, *, marker: str) -> Program:
     else:
         # No test found means nothing was checked: that is never a pass.
         calls = '    eprintln!("error: no test functions found");\n    std::process::exit(1);\n'
-    text = (
-        f'{prefix}{_code(code)}\ninclude!("{RUST_TEST_FILE}");\n\n'
-        f'fn main() {{\n{calls}    println!("\\n{marker}");\n}}\n'
-    )
+    head = f'{prefix}{_code(code)}\ninclude!("{RUST_TEST_FILE}");\n\nfn main() {{\n{calls}'
+    call = "    codereval_prologue::done();"
+    prologue = prologue_source("codereval_prologue.rs")
+    # Where the call stands (1-based line and column): the only place done() announces from.
+    line = prologue.count("\n") + head.count("\n") + 1
+    prologue = prologue.replace("@LINE@", str(line)).replace("@COLUMN@", "5")
+    text = f"{prologue}{head}{call}\n}}\n"
     return Program(files={RUST_MAIN_FILE: text, RUST_TEST_FILE: test}, main=RUST_MAIN_FILE)
 
 
@@ -247,14 +334,15 @@ BUILDERS = {
 }
 
 
-def build_program(task: Task, code: str, *, marker: str) -> Program:
-    """The complete program for one sample of ``task``."""
+def build_program(task: Task, code: str) -> Program:
+    """The complete program for one sample of ``task`` (it takes its marker on stdin)."""
     builder = BUILDERS.get(task.language.value)
     if builder is None:
         raise ValueError(
             f"no program builder for {task.language.value}; known: {', '.join(BUILDERS)}"
         )
-    return builder(task, code, marker=marker)
+    return builder(task, code)
 
 
-__all__ = ["BUILDERS", "Program", "build_program", "go_imports"]
+__all__ = ["BUILDERS", "NATIVE_HOOK_CHECK", "Program", "build_program", "go_imports",
+           "prologue_source"]

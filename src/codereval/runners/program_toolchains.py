@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -42,11 +43,16 @@ from pathlib import Path
 from codereval.errors import ToolchainMissing
 from codereval.runners import toolchain_cache
 from codereval.runners.program_source import (
+    CPP_PROLOGUE,
+    GO_PROLOGUE_FILE,
+    GO_PROLOGUE_PACKAGE,
     GO_STD_PACKAGES,
     GO_TEST_FILE,
     GO_TESTMAIN_DEPS_FILE,
     GO_TESTMAIN_DEPS_VAR,
     GO_TESTMAIN_FILE,
+    NATIVE_HOOK_CHECK,
+    prologue_source,
 )
 from codereval.sandbox.base import ExecRequest, Limits, Mount
 
@@ -238,8 +244,31 @@ class CppToolchain(Toolchain):
                 build = Path(tempfile.mkdtemp(prefix="cpp-header-", dir=self.cache.parent))
                 (build / CPP_HEADER).write_text(header, encoding="utf-8")
                 _publish(build, self.cache)
+        self.prologue = self._prologue(cache_root, version)
         linker = "mold" if self.linker else "default linker"
         self.fingerprint = f"{version}; {how} {self.cache.name}; {linker}"
+
+    def _prologue(self, cache_root: Path, version: str) -> Path:
+        """Our prologue (program_source.CPP_PROLOGUE: takes the marker, holds main), compiled
+        once; linked before each program."""
+        source = prologue_source(CPP_PROLOGUE)
+        cache = cache_root / f"cpp-prologue-{_key(toolchain_cache.LAYOUT, version, source)}"
+        if not toolchain_cache.intact(cache):
+            toolchain_cache.set_aside(cache)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            build = Path(tempfile.mkdtemp(prefix="cpp-prologue-", dir=cache.parent))
+            (build / CPP_PROLOGUE).write_text(source, encoding="utf-8")
+            done = subprocess.run(
+                [self.gxx, "-std=c++17", "-O2", "-w", "-c", CPP_PROLOGUE, "-o", "prologue.o"],
+                cwd=build, capture_output=True, text=True, timeout=300, check=False)
+            (build / CPP_PROLOGUE).unlink()
+            if done.returncode != 0:
+                shutil.rmtree(build, ignore_errors=True)
+                raise ToolchainMissing(
+                    f"cannot compile codereval's C++ prologue ({done.stderr.strip()[-300:]})")
+            toolchain_cache.seal(build)
+            _publish(build, cache)
+        return cache / "prologue.o"
 
     def _build_pch(self, header: str) -> bool:
         self.cache.parent.mkdir(parents=True, exist_ok=True)
@@ -292,11 +321,17 @@ class CppToolchain(Toolchain):
                 return ()
         return CPP_FAST_LINKER if built.returncode == 0 and ran.returncode == 0 else ()
 
+    def build_argv(self, main: str) -> list[str]:
+        """The compile and link of ``main`` into ``program``, our prologue first: its main calls
+        the test's, and its start-up hook is the only one (checked after, NATIVE_HOOK_CHECK)."""
+        return [self.gxx, *CPP_FLAGS, "-include", str(self.cache / CPP_HEADER),
+                str(self.prologue), main, "-o", "program", *self.linker, *CPP_LIBS]
+
     def compile_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
-        argv = [self.gxx, *CPP_FLAGS, "-include", str(self.cache / CPP_HEADER), main,
-                "-o", "program", *self.linker, *CPP_LIBS]
-        return self._request(argv, workdir, compile_limits(limits),
-                             mounts=(Mount(source=self.cache, target=self.cache),))
+        argv = ["/bin/sh", "-c", f"{shlex.join(self.build_argv(main))} && {NATIVE_HOOK_CHECK}"]
+        return self._request(argv, workdir, compile_limits(limits), mounts=(
+            Mount(source=self.cache, target=self.cache),
+            Mount(source=self.prologue.parent, target=self.prologue.parent)))
 
     def run_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
         return self._request([str(workdir / "program")], workdir, limits)
@@ -470,7 +505,10 @@ class GoToolchain(Toolchain):
         self.tooldir = Path(subprocess.run(
             [self.go, "env", "GOTOOLDIR"], capture_output=True, text=True, timeout=60, check=True
         ).stdout.strip())
-        self.packages = self.root / f"packages-{_key(toolchain_cache.LAYOUT, *self.package_flags)}"
+        # The prologue package is among the packages: a change to it is a new set.
+        self.prologue_key = _key(prologue_source("codereval_prologue.go"))
+        self.packages = self.root / (f"packages-{_key(toolchain_cache.LAYOUT, *self.package_flags)}"
+                                     f"-{self.prologue_key}")
         if not toolchain_cache.intact(self.packages):
             toolchain_cache.set_aside(self.packages)
             self._export_packages(self.packages, lean_testify=False)
@@ -516,7 +554,7 @@ class GoToolchain(Toolchain):
         cannot be built, every program uses the full ones."""
         tool = resources.files("codereval.runners").joinpath(GO_LEAN_TOOL).read_bytes()
         lean = self.root / (f"packages-lean-{_key(toolchain_cache.LAYOUT, *self.package_flags)}"
-                            f"-{hashlib.sha256(tool).hexdigest()[:12]}")
+                            f"-{hashlib.sha256(tool).hexdigest()[:12]}-{self.prologue_key}")
         if not toolchain_cache.intact(lean):
             toolchain_cache.set_aside(lean)
             try:
@@ -588,12 +626,13 @@ class GoToolchain(Toolchain):
         lines = []
         for index, line in enumerate(done.stdout.splitlines()):
             path, _, export = line.partition("=")
-            if not export or path.startswith("humanevalx"):
+            if not export or (path.startswith("humanevalx") and path != GO_PROLOGUE_PACKAGE):
                 continue
             shutil.copyfile(export, build / "a" / f"{index}.a")
             # Relative to the cache, so a sealed cache can be moved or copied (tests do).
             lines.append(f"packagefile {path}=a/{index}.a\n")
-        for name in ("go.mod", "go.sum", "deps_test.go", "tmp", "testify"):
+        for name in ("go.mod", "go.sum", "deps_test.go", "tmp", "testify",
+                     GO_PROLOGUE_FILE.partition("/")[0]):
             leftover = build / name
             if leftover.is_dir():
                 shutil.rmtree(leftover)
@@ -633,8 +672,12 @@ class GoToolchain(Toolchain):
         the standard and testify packages a sample can need."""
         for name in ("go.mod", "go.sum"):
             shutil.copyfile(self.template / name, directory / name)
-        wanted = ["testing", "fmt", "os", f"{TESTIFY}/assert", *GO_STD_PACKAGES.values()]
+        wanted = ["testing", "fmt", "os", f"{TESTIFY}/assert", *GO_STD_PACKAGES.values(),
+                  GO_PROLOGUE_PACKAGE]
         imports = "".join(f'    _ "{path}"\n' for path in wanted)
+        prologue = directory / GO_PROLOGUE_FILE
+        prologue.parent.mkdir(parents=True, exist_ok=True)
+        prologue.write_text(prologue_source("codereval_prologue.go"), encoding="utf-8")
         (directory / "deps_test.go").write_text(f"package main\n\nimport (\n{imports})\n")
 
     def _seed_build_cache(self) -> Path:
@@ -642,7 +685,7 @@ class GoToolchain(Toolchain):
         import, sealed. Go writes to its build cache while reading it, so each sample gets a copy
         of its own (about 100 MB, copied in a fraction of a second, instead of the minutes a
         cold cache takes)."""
-        seed = self.root / f"gocache-{_key(toolchain_cache.LAYOUT)}"
+        seed = self.root / f"gocache-{_key(toolchain_cache.LAYOUT)}-{self.prologue_key}"
         if toolchain_cache.intact(seed):
             return seed
         toolchain_cache.set_aside(seed)
@@ -685,14 +728,15 @@ class GoToolchain(Toolchain):
             work = Path(tmp)
             (work / GO_TEST_FILE).write_text(GO_WARM_TEST, encoding="utf-8")
             (work / GO_TESTMAIN_FILE).parent.mkdir()
-            (work / GO_TESTMAIN_FILE).write_text(go_testmain(["TestWarm"], marker="CHECKED"))
+            (work / GO_TESTMAIN_FILE).write_text(go_testmain(["TestWarm"]))
             env = base_env(work) | self._env(offline=True) | {"GOROOT": str(self.goroot)}
             try:
                 script = self._direct_script(work, importcfg)
                 built = subprocess.run(["/bin/sh", "-c", script], cwd=work,
                                        env=env, capture_output=True, timeout=120, check=False)
                 ran = subprocess.run([str(work / "program.test")], cwd=work, env=env,
-                                     capture_output=True, text=True, timeout=60, check=False)
+                                     input="CHECKED\n", capture_output=True, text=True,
+                                     timeout=60, check=False)
             except (OSError, subprocess.TimeoutExpired):
                 return False
             return built.returncode == 0 and ran.returncode == 0 and "CHECKED" in ran.stdout
@@ -838,8 +882,9 @@ class RustToolchain(Toolchain):
     def compile_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
         mounts = (Mount(source=self.sysroot, target=self.sysroot),
                   Mount(source=self.cache, target=self.cache))
-        return self._request(self._argv(main, self.link), workdir, compile_limits(limits),
-                             mounts=mounts)
+        build = shlex.join(self._argv(main, self.link))
+        argv = ["/bin/sh", "-c", f"{build} && {NATIVE_HOOK_CHECK}"]
+        return self._request(argv, workdir, compile_limits(limits), mounts=mounts)
 
     def run_request(self, workdir: Path, main: str, limits: Limits) -> ExecRequest:
         mounts = (Mount(source=self.libdir, target=self.libdir),) if self.link else ()

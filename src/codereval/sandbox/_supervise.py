@@ -72,11 +72,19 @@ class Stage:
     gets the write end at the same number; the supervisor closes both); ``switch(line)``
     returns the wall time the second stage gets, or None to let the command end as it is (it
     reads EOF on stdin then). When the second stage goes ahead, the supervisor answers ``run``
-    on the command's stdin, and output read until then belongs to the first stage."""
+    on the command's stdin, followed by ``then_stdin`` (the second stage's input, left in the
+    pipe for it: at most a pipe's buffer, so writing it never blocks), and output read until
+    then belongs to the first stage. The first stage never sees ``then_stdin``: it is written
+    only once that stage has ended."""
 
     read_fd: int
     write_fd: int
     switch: Callable[[bytes], float | None]
+    then_stdin: bytes = b""
+
+
+# What a second stage may be given on stdin: less than the smallest pipe buffer Linux gives.
+STAGE_STDIN_MAX = 4096
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -293,7 +301,7 @@ def supervise(
                         started, deadline = now, now + second
                         next_watch = now + _WATCH_INTERVAL
                         with contextlib.suppress(BrokenPipeError):
-                            proc.stdin.write(b"run\n")
+                            proc.stdin.write(b"run\n" + stage.then_stdin)
                     with contextlib.suppress(BrokenPipeError):
                         proc.stdin.close()
                 elif key.data == "stdin":

@@ -36,6 +36,7 @@ from codereval.sandbox._common import (
     to_result,
 )
 from codereval.sandbox._supervise import (
+    STAGE_STDIN_MAX,
     Stage,
     Supervised,
     find_program,
@@ -249,7 +250,8 @@ class BwrapSandbox(Sandbox):
             and all(c in self._cgroups for c in _STAGE_CONTROLLERS)
             and self._cgroup_reason is None
             and first.cwd == then.cwd and first.scratch == then.scratch
-            and first.stdin is None and then.stdin is None
+            and first.stdin is None
+            and (then.stdin is None or len(then.stdin) <= STAGE_STDIN_MAX)
             and first.network == then.network and first.hostname == then.hostname
             # Without CAP_SYS_RESOURCE the launcher can lower an rlimit, never raise it.
             and not grow
@@ -271,7 +273,9 @@ class BwrapSandbox(Sandbox):
             os.set_inheritable(write_fd, True)
             env_words = [f"{key}={value}" for key, value in then.env.items()]
             # The build gets neither our pipe nor stdin; the run gets no descriptor of ours and
-            # stdin from /dev/null, as a run of its own would.
+            # stdin as a run of its own would: what follows "run" in the pipe (bash's read takes
+            # one byte at a time from a pipe, so it leaves the rest), or /dev/null.
+            run_stdin = "" if then.stdin is not None else " </dev/null"
             script = (
                 f"{shlex.join(first.argv)} </dev/null {write_fd}>&-\n"
                 "s=$?\n"
@@ -279,8 +283,8 @@ class BwrapSandbox(Sandbox):
                 f"exec {write_fd}>&-\n"
                 'read -r go || exit "$s"\n'
                 '[ "$go" = run ] || exit "$s"\n'
-                f"exec {shlex.join([self._env, '-i', *env_words, *inner, *then.argv])} "
-                "</dev/null\n"
+                f"exec {shlex.join([self._env, '-i', *env_words, *inner, *then.argv])}"
+                f"{run_stdin}\n"
             )
             bwrap = self._bwrap_argv(first, also=(then.argv[0], then.env.get("PATH")))
         except BaseException:
@@ -321,7 +325,8 @@ class BwrapSandbox(Sandbox):
                 kill_tree=functools.partial(_kill_tree, cgroup),
                 watch=either(watch if then.limits.cpu_time is not None else None,
                              disk.check if disk is not None else None),
-                stage=Stage(read_fd=read_fd, write_fd=write_fd, switch=switch),
+                stage=Stage(read_fd=read_fd, write_fd=write_fd, switch=switch,
+                            then_stdin=then.stdin or b""),
                 then_output_bytes=then.limits.output_bytes,
             )
         except OSError as error:
