@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from codereval.executors.ray_local import LocalRayCluster
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -87,3 +92,25 @@ def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
         return CliResult(code, out.out, out.err)
 
     return run
+
+
+# -- one local Ray cluster per session (tests marked xdist_group("ray-cluster")) -----------------
+
+
+@pytest.fixture(scope="session")
+def node_homes(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    # Each node its own environment cache, as separate machines have: what a node evaluates,
+    # it builds (or finds) itself.
+    return [tmp_path_factory.mktemp("home-head"), tmp_path_factory.mktemp("home-worker")]
+
+
+@pytest.fixture(scope="session")
+def cluster(node_homes: list[Path]) -> Iterator[LocalRayCluster]:
+    """A head and a worker on loopback. Shared by every module that uses it: one cluster per
+    session, which those modules' xdist_group("ray-cluster") keeps on one xdist worker."""
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    from codereval.executors.ray_local import LocalRayCluster
+
+    envs = [{"CODEREVAL_HOME": str(home)} for home in node_homes]
+    with LocalRayCluster(workers=1, node_envs=envs) as running:
+        yield running

@@ -19,7 +19,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,18 +37,8 @@ CODEREVAL = str(Path(sys.executable).parent / "codereval")
 NORMALIZE = "fe3947f5ba6363ba3802a73e"  # mini-python: normalize_whitespace, a module function
 
 
-@pytest.fixture(scope="session")
-def node_homes(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    # Each node its own environment cache, as separate machines have: what a node evaluates,
-    # it builds (or finds) itself.
-    return [tmp_path_factory.mktemp("home-head"), tmp_path_factory.mktemp("home-worker")]
-
-
-@pytest.fixture(scope="session")
-def cluster(node_homes: list[Path]) -> Iterator[LocalRayCluster]:
-    envs = [{"CODEREVAL_HOME": str(home)} for home in node_homes]
-    with LocalRayCluster(workers=1, node_envs=envs) as running:
-        yield running
+# The cluster and its nodes' homes (fixtures cluster, node_homes) are in conftest.py, shared
+# with the other tests that run on Ray.
 
 
 def keyed(outcomes: list[Outcome]) -> dict[tuple[str, int], Outcome]:
