@@ -5,60 +5,82 @@ This file is copied into each run's scratch directory and executed by the projec
 never imported by codereval itself.
 
 Order matters: the per-run marker is read from stdin and stdin is closed *before* any project
-or sample code is imported, the functions used to report are captured before the test can patch
-them, and the marker is printed (on a private copy of stdout) only after the test returned.
+or sample code is imported (this file imports only os and sys before that: a project file named
+like a module of the standard library would be found first on the path), and the marker is
+printed (on a private copy of stdout) only after the test returned.
+
+What a sample could reach by name, it could call or replace: the marker, and the functions that
+reveal it, live only in locals of ``_main`` (its frame) and in the cells of two closures, never
+in a module's namespace (the wrapper runs as ``__main__``, which a test run by pytest sees as
+``sys.modules["__main__"]``). Whatever decides the verdict once sample code has run is captured
+in locals before it runs. Python's own introspection (``sys._getframe().f_back.f_locals``,
+``gc.get_objects()``) still reaches any object of the process: that is reading the process's
+memory, which no harness running in the same process can prevent (see
+tests/test_marker_secrecy_projects.py).
 """
 
 # ruff: noqa: B905, UP031, SIM102  (runs under Python 3.6+: no zip(strict=), no f-string habits)
 import os
 import sys
 
+MARKER_MAX = 512  # bytes read from stdin at most (a marker is 47 and a newline)
+_SPACE = b" \t\r\n\x0b\x0c"
 
-def _read_marker() -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(0, 4096)
-        if not chunk:
+
+def _take_marker():  # type: ignore[no-untyped-def]  # (3.6-compatible: no generics)
+    """Read the marker from stdin, put /dev/null in its place, and return the two closures that
+    hand it out: ``announce()`` prints it on a copy of stdout, ``reveal()`` returns it.
+
+    The plaintext is read by readv straight into a bytearray, which is zeroed once the marker
+    is kept XOR-masked with a random pad: no immutable copy of it (a bytes or str object that
+    cannot be wiped) exists in the process until the test has ended and it is revealed.
+    """
+    plain = bytearray(MARKER_MAX)
+    got = 0
+    while got < MARKER_MAX:
+        window = memoryview(plain)[got:]
+        try:
+            count = os.readv(0, [window])
+        except OSError:
+            count = 0
+        finally:
+            window.release()
+        if count <= 0:
             break
-        chunks.append(chunk)
-        if b"\n" in chunk:
+        got += count
+        if plain.find(b"\n", got - count, got) >= 0:
             break
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    return b"".join(chunks).strip()
-
-
-def _make_reporter():  # type: ignore[no-untyped-def]  # (3.6-compatible: no generics)
-    secret = _read_marker()
-    pad = os.urandom(len(secret))
-    masked = bytes(a ^ b for a, b in zip(secret, pad))
-    del secret
+    start, end = 0, got
+    while start < end and plain[start] in _SPACE:
+        start += 1
+    while end > start and plain[end - 1] in _SPACE:
+        end -= 1
+    pad = os.urandom(end - start)
+    masked = bytearray(end - start)
+    for index in range(end - start):
+        masked[index] = plain[start + index] ^ pad[index]
+    for index in range(MARKER_MAX):
+        plain[index] = 0
+    del plain
     out_fd = os.dup(1)
     write = os.write
 
+    # Only ever called after the test has ended: the plaintext they make may then exist.
     def announce() -> None:
-        marker = bytes(a ^ b for a, b in zip(masked, pad))
-        write(out_fd, b"\n" + marker + b"\n")
+        write(out_fd, b"\n" + bytes(bytearray(a ^ b for a, b in zip(masked, pad))) + b"\n")
 
     def reveal() -> str:
-        return bytes(a ^ b for a, b in zip(masked, pad)).decode("ascii", "replace")
+        return bytearray(a ^ b for a, b in zip(masked, pad)).decode("ascii", "replace")
 
     return announce, reveal
 
 
-_ANNOUNCE, _REVEAL = _make_reporter()  # type: ignore[no-untyped-call]
-
-import json  # noqa: E402  (after the marker is read and stdin closed)
-import runpy  # noqa: E402
-import traceback  # noqa: E402
-
-_open = open
-_dumps = json.dumps
-_exit = os._exit
-
-
 def _last_line(exc: BaseException) -> str:
+    import traceback
+
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
     name = type(exc).__name__
     for line in text:
@@ -69,6 +91,8 @@ def _last_line(exc: BaseException) -> str:
 
 def _origin(exc: BaseException, target: str, span: list) -> str:  # type: ignore[type-arg]
     """Where the exception was raised: 'sample' (inside the injected lines), 'test' or 'other'."""
+    import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "other"
@@ -81,6 +105,8 @@ def _origin(exc: BaseException, target: str, span: list) -> str:  # type: ignore
 
 
 def _classify(exc: BaseException, target: str, span: list) -> dict:  # type: ignore[type-arg]
+    import traceback
+
     origin = _origin(exc, target, span)
     detail = _last_line(exc)
     tail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
@@ -152,6 +178,11 @@ def _run_pytest(target: str, root: str) -> dict:  # type: ignore[type-arg]
 
 
 def _run(spec: dict) -> dict:  # type: ignore[type-arg]
+    import runpy
+
+    # Taken before any sample code runs, which could replace _classify (a global of __main__)
+    # or the builtin callable.
+    classify, is_callable = _classify, callable
     target = spec["target"]
     span = spec.get("span") or []
     sys.argv = [target]
@@ -166,17 +197,26 @@ def _run(spec: dict) -> dict:  # type: ignore[type-arg]
             return _run_pytest(target, spec["root"])
         namespace = runpy.run_path(target, run_name="__main__")
         test_func = spec.get("test_func")
-        if test_func and spec.get("call_test_func") and callable(namespace.get(test_func)):
+        if test_func and spec.get("call_test_func") and is_callable(namespace.get(test_func)):
             if namespace[test_func]() is False:
                 return {"status": "failed", "exc_type": "", "detail": "%s() returned False"
                         % test_func}
     except BaseException as exc:
-        return _classify(exc, target, span)
+        return classify(exc, target, span)
     return {"status": "passed"}
 
 
-def main() -> None:
-    with _open(sys.argv[1], encoding="utf-8") as handle:
+def _main() -> None:
+    announce, reveal = _take_marker()  # type: ignore[no-untyped-call]
+    # Imported only now that the marker is read and stdin closed, and before the test: the
+    # helpers above import them again from sys.modules.
+    import json
+    import runpy  # noqa: F401
+    import traceback  # noqa: F401
+
+    # What runs after the test, taken before it starts (the test may patch what it can name).
+    open_, dumps, exit_ = open, json.dumps, os._exit
+    with open_(sys.argv[1], encoding="utf-8") as handle:
         spec = json.load(handle)
     result_path = spec["result"]
     outcome = _run(spec)
@@ -185,15 +225,16 @@ def main() -> None:
         sys.stderr.flush()
     except BaseException:
         outcome.setdefault("note", "stdout/stderr unusable at the end")
-    if outcome.get("status") == "passed":
-        outcome["marker"] = _REVEAL()
-    with _open(result_path, "w", encoding="utf-8") as handle:
-        handle.write(_dumps(outcome))
-    if outcome.get("status") == "passed":
-        _ANNOUNCE()
-        _exit(0)
-    _exit(1)
+    passed = outcome.get("status") == "passed"
+    if passed:
+        outcome["marker"] = reveal()
+    with open_(result_path, "w", encoding="utf-8") as handle:
+        handle.write(dumps(outcome))
+    if passed:
+        announce()
+        exit_(0)
+    exit_(1)
 
 
 if __name__ == "__main__":
-    main()
+    _main()

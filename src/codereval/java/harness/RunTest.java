@@ -2,24 +2,33 @@ package codereval.harness;
 
 import java.io.ByteArrayInputStream;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 /**
  * Runs one test class and, only when it ran to its end, prints the per-run completion marker.
  *
- * <p>The marker arrives on stdin and is read before any test or sample class is loaded; it is
- * then kept only in this frame's locals (out of reach of reflection) and stdin is replaced by an
- * empty stream. The final line is written to the real stdout even if the code under test
- * replaced System.out, and the JVM then halts so shutdown hooks cannot change the exit code.
+ * <p>The marker arrives on stdin and is read before any test or sample class is loaded, straight
+ * from file descriptor 0 into native memory (a direct buffer: never through System.in, whose
+ * buffer would keep a copy). It is kept XOR-masked with a random pad, both in direct buffers
+ * that only this frame's locals refer to (out of reach of reflection; a heap dump holds no
+ * direct buffer's contents), and the plaintext buffer is zeroed: no String or byte[] of it
+ * exists until the test has ended. System.in is replaced by an empty stream. The final line is
+ * written, as bytes, to the real stdout even if the code under test replaced System.out, and the
+ * JVM then halts so shutdown hooks cannot change the exit code. (Code in this JVM that reads its
+ * own memory through /proc/self/mem, and knows where to look, can still unmask it: no harness
+ * in the same process can prevent that.)
  *
  * <p>In junit mode a JUnit 3/4 class with nothing of JUnit 5 in it runs on JUnit 4's own
  * runner, anything else on the JUnit Platform (see runJUnit4).
@@ -33,13 +42,18 @@ import java.util.Optional;
 public final class RunTest {
     private RunTest() {}
 
+    /** Bytes of stdin read at most: a marker is 47 and a newline. */
+    private static final int MARKER_MAX = 512;
+
     public static void main(String[] args) throws IOException {
-        String marker = new String(System.in.readAllBytes(), StandardCharsets.UTF_8).trim();
+        ByteBuffer[] kept = takeMarker();
+        ByteBuffer masked = kept[0];
+        ByteBuffer pad = kept[1];
+        kept = null;
         System.setIn(new ByteArrayInputStream(new byte[0]));
-        PrintStream realOut = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
-                StandardCharsets.UTF_8);
+        FileOutputStream realOut = new FileOutputStream(FileDescriptor.out);
         boolean selecting = args.length >= 2 && "tests".equals(args[0]);
-        if ((args.length != 2 && !selecting) || marker.isEmpty()) {
+        if ((args.length != 2 && !selecting) || masked.capacity() == 0) {
             System.err.println("usage: RunTest main|junit TEST_CLASS | tests SELECTOR..., marker on stdin");
             Runtime.getRuntime().halt(2);
         }
@@ -65,9 +79,66 @@ public final class RunTest {
         }
         System.out.flush();
         System.err.flush();
-        realOut.println(marker + " " + status);
+        // The test has ended: only now does the plaintext exist on the heap, in the line.
+        byte[] tail = (" " + status + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] line = new byte[masked.capacity() + tail.length];
+        for (int i = 0; i < masked.capacity(); i++) {
+            line[i] = (byte) (masked.get(i) ^ pad.get(i));
+        }
+        System.arraycopy(tail, 0, line, masked.capacity(), tail.length);
+        realOut.write(line);
         realOut.flush();
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * The marker from stdin (read to its end, MARKER_MAX bytes at most), as {masked, pad}: two
+     * direct buffers of its length whose XOR is the marker, surrounding whitespace left out.
+     */
+    private static ByteBuffer[] takeMarker() throws IOException {
+        // Never closed: that would close descriptor 0 (the stream was given it, owns nothing).
+        FileChannel in = new FileInputStream(FileDescriptor.in).getChannel();
+        ByteBuffer plain = ByteBuffer.allocateDirect(MARKER_MAX);
+        while (plain.hasRemaining() && in.read(plain) > 0) {
+            // a direct buffer is read into in place: no copy on the heap or a native stack
+        }
+        int start = 0;
+        int end = plain.position();
+        while (start < end && (plain.get(start) & 0xff) <= ' ') {
+            start++;
+        }
+        while (end > start && (plain.get(end - 1) & 0xff) <= ' ') {
+            end--;
+        }
+        ByteBuffer pad = ByteBuffer.allocateDirect(end - start);
+        randomBytes(pad);
+        ByteBuffer masked = ByteBuffer.allocateDirect(end - start);
+        for (int i = 0; i < end - start; i++) {
+            masked.put(i, (byte) (plain.get(start + i) ^ pad.get(i)));
+        }
+        for (int i = 0; i < plain.capacity(); i++) {
+            plain.put(i, (byte) 0);
+        }
+        return new ByteBuffer[] {masked, pad};
+    }
+
+    /** Fills the buffer from /dev/urandom (no SecureRandom: its providers slow every start). */
+    private static void randomBytes(ByteBuffer into) {
+        try (FileInputStream urandom = new FileInputStream("/dev/urandom")) {
+            FileChannel channel = urandom.getChannel();
+            while (into.hasRemaining() && channel.read(into) > 0) {
+                // filled in place
+            }
+        } catch (IOException e) {
+            // filled below
+        }
+        if (into.hasRemaining()) {
+            SplittableRandom random = new SplittableRandom();
+            while (into.hasRemaining()) {
+                into.put((byte) random.nextInt(256));
+            }
+        }
+        into.clear();
     }
 
     static String runMain(String testClass) throws ReflectiveOperationException {

@@ -51,7 +51,20 @@
     }
   }
   process.argv[1] = program;
-  require(program);
+  try {
+    require(program);
+  } catch (error) {
+    // The launcher's frames are not the program's: its trace reads as under `node program.js`,
+    // wherever the launcher lies (fresh and warm runs keep it in different folders).
+    if (error !== null && typeof error === 'object' && typeof error.stack === 'string') {
+      try {
+        error.stack = error.stack.split('\n').filter((l) => !l.includes(__filename)).join('\n');
+      } catch (ignored) {
+        // A frozen error keeps its trace.
+      }
+    }
+    throw error;
+  }
   const line = Buffer.alloc(size + 2);
   line[0] = 10;
   line[size + 1] = 10;
