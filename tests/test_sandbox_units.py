@@ -189,21 +189,52 @@ def test_bwrap_drops_every_capability_and_hides_host_tmp(tmp_path: Path) -> None
 
 @needs_bwrap
 def test_a_program_installed_under_tmp_still_runs_read_only(tmp_path: Path) -> None:
-    # A checkout or virtualenv under /tmp (a CI clone) must not vanish behind the private /tmp.
+    # A checkout or virtualenv under /tmp (a CI clone) must not vanish behind the private /tmp;
+    # only its installation comes back, not what lives beside it (other runs' results).
     install = Path(tempfile.mkdtemp(prefix="cr-install-", dir="/tmp"))
     try:
         tool = install / "venv" / "bin" / "tool"
         tool.parent.mkdir(parents=True)
-        tool.write_text(f"#!/bin/sh\necho ran; echo x > {install}/written || echo refused\n")
+        (install / "venv" / "lib").mkdir()
+        (install / "other-run").mkdir()
+        (install / "other-run" / "results.jsonl").write_text("secret\n")
+        tool.write_text(
+            "#!/bin/sh\necho ran; ls $(dirname $0)/../lib >/dev/null && echo lib;"
+            f" echo x > {install}/venv/written || echo refused;"
+            f" cat {install}/other-run/results.jsonl || echo hidden\n")
         tool.chmod(0o755)
         scratch = tmp_path / "scratch"
         scratch.mkdir()
         request = ExecRequest(argv=(str(tool),), cwd=scratch, scratch=scratch, env={})
         result = get_sandbox("bwrap").run(request)
-        assert result.stdout.splitlines() == [b"ran", b"refused"], result.stderr
-        assert not (install / "written").exists()
+        assert result.stdout.splitlines() == [b"ran", b"lib", b"refused", b"hidden"], (
+            result.stderr)
+        assert not (install / "venv" / "written").exists()
     finally:
         shutil.rmtree(install)
+
+
+@needs_bwrap
+def test_a_program_inside_a_mount_brings_nothing_else_from_tmp(tmp_path: Path) -> None:
+    # A project environment the runner mounts is all of /tmp the run sees: not the folder the
+    # environment sits in, with its siblings.
+    root = Path(tempfile.mkdtemp(prefix="cr-runs-", dir="/tmp"))
+    try:
+        env = root / "envs" / "env-1"
+        tool = env / "bin" / "tool"
+        tool.parent.mkdir(parents=True)
+        tool.write_text(f"#!/bin/sh\necho ran; ls {root}/envs; cat {root}/results || echo hidden\n")
+        tool.chmod(0o755)
+        (root / "envs" / "env-2").mkdir()
+        (root / "results").write_text("secret\n")
+        scratch = tmp_path / "scratch"
+        scratch.mkdir()
+        request = ExecRequest(argv=(str(tool),), cwd=scratch, scratch=scratch, env={},
+                              mounts=(Mount(source=env, target=env),))
+        result = get_sandbox("bwrap").run(request)
+        assert result.stdout.splitlines() == [b"ran", b"env-1", b"hidden"], result.stderr
+    finally:
+        shutil.rmtree(root)
 
 
 @needs_bwrap

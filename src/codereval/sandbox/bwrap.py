@@ -391,11 +391,12 @@ class BwrapSandbox(Sandbox):
         if also is not None:
             programs.append(also)
         for program, path in programs:
-            for hidden in _hidden_program_dirs(program, path, covered):
-                # Already visible through a bind at or above it (the scratch dir, when the
-                # program was built there): a read-only bind of its own would hide that one.
-                if not any(hidden.is_relative_to(target) for _, target, _ in binds):
-                    binds.append((hidden, hidden, False))
+            # Already visible through a bind (the scratch dir, when the program was built
+            # there; a project environment the runner mounts): a bind of its own would be
+            # wider than needed, or hide that one.
+            visible = [target for _, target, _ in binds]
+            for hidden in _hidden_program_dirs(program, path, covered, visible):
+                binds.append((hidden, hidden, False))
         # Parents before children, so a nested mount is not hidden by the one around it.
         for source, target, writable in sorted(binds, key=lambda b: len(b[1].parts)):
             argv += ["--bind" if writable else "--ro-bind", str(source), str(target)]
@@ -488,25 +489,31 @@ def _virtual_roots(targets: list[Path], scratch: Path) -> list[Path]:
 
 
 def _hidden_program_dirs(
-    program: str, path: str | None, private: tuple[Path, ...] = PRIVATE_DIRS
+    program: str, path: str | None, private: tuple[Path, ...] = PRIVATE_DIRS,
+    visible: list[Path] | None = None,
 ) -> list[Path]:
     """Folders under a private tmpfs (/tmp, /run, a virtual root) that the program lives in.
 
     A checkout or virtualenv under /tmp (a CI clone, `pip install` into /tmp/venv) would vanish
-    behind the private tmpfs, and with it the interpreter: its top folder there is bound back,
-    read-only.
+    behind the private tmpfs, and with it the interpreter: its installation is bound back,
+    read-only. Only the installation (``<prefix>`` of ``<prefix>/bin/<program>``, else the
+    program's own folder), never the top folder under /tmp: that would show the sandboxed
+    code whatever else lives beside it (other runs' work trees and results).
     """
     found = shutil.which(program, path=path) if "/" not in program else program
     if found is None:
         return []
     dirs: list[Path] = []
     for candidate in (Path(found).absolute(), Path(found).resolve()):
+        if any(candidate.is_relative_to(v) for v in visible or ()):
+            continue
         for folder in private:
-            depth = len(folder.parts) + 1
-            if candidate.is_relative_to(folder) and len(candidate.parts) > depth:
-                top = Path(*candidate.parts[:depth])
-                if top not in dirs:
-                    dirs.append(top)
+            if candidate.is_relative_to(folder) and len(candidate.parts) > len(folder.parts) + 1:
+                home = candidate.parent
+                if home.name == "bin" and len(home.parts) > len(folder.parts) + 1:
+                    home = home.parent
+                if home not in dirs:
+                    dirs.append(home)
     return dirs
 
 
