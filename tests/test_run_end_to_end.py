@@ -45,3 +45,32 @@ def test_run_generates_evaluates_and_prints_the_table(shared_data: Path, tmp_pat
         assert "66.67" in again.output
     generated = (run_dir / "generation.jsonl").read_text().splitlines()
     assert len(generated) == 6
+
+
+@pytest.mark.slow
+def test_run_finds_a_builtin_benchmarks_official_tests_as_evaluate_does(tmp_path: Path) -> None:
+    # mini-python ships tasks in the official test layout beside its records: `run` must find
+    # them without --tests-dir, as `evaluate --benchmark mini-python` does.
+    from codereval.benchmarks import load_benchmark
+
+    tasks = load_benchmark("mini-python")
+    assert len({t.name for t in tasks}) == len(tasks)
+
+    def answer(payload: dict[str, object]) -> str:
+        # The model answers with the reference of the task its prompt is about.
+        prompt = str(payload["prompt"])
+        return next(t.reference for t in tasks if f"def {t.name}(" in prompt)
+
+    run_dir = tmp_path / "run"
+    with fake_openai(answer) as server:
+        result = CliRunner().invoke(
+            app, ["run", "--benchmark", "mini-python", "--model", "fake-model", "-n", "2",
+                  "--jobs", "2", "--base-url", server.base_url, "--out", str(run_dir)],
+            catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    outcomes = [json.loads(line) for line in (run_dir / "outcomes.jsonl").read_text()
+                .splitlines()]
+    assert len(outcomes) == 2 * len(tasks)
+    wrong = [(o["task_id"], o["verdict"], o["detail"][:120]) for o in outcomes
+             if o["verdict"] != "passed"]
+    assert not wrong, wrong

@@ -282,8 +282,7 @@ def run_command(
     """
     from rich.console import Console
 
-    from codereval.api import Benchmark, evaluate_samples
-    from codereval.benchmarks import builtin_dir
+    from codereval.api import Benchmark, evaluate_samples, open_benchmark
     from codereval.benchmarks.samples import load_samples
     from codereval.metrics import parse_ks, score
     from codereval.report.table import print_wide, render_scoreboards
@@ -295,14 +294,13 @@ def run_command(
         raise UserError(str(exc)) from None
     name, tasks = _load_tasks(benchmark=benchmark, tasks_path=tasks_path, data_dir=data_dir,
                               task_ids=task_ids, only_levels=only_levels,
-                           only_projects=only_projects, limit=limit)
-    if projects is None and name.startswith("mini-"):
-        manifest = builtin_dir(name.replace("-", "_")) / "projects.toml"
-        projects = manifest if manifest.exists() else None
+                              only_projects=only_projects, limit=limit)
     if projects is not None and not projects.is_file():
         raise UserError(f"projects manifest not found: {projects}", hint="check --projects")
-    if tests_dir is not None and not tests_dir.is_dir():
-        raise UserError(f"tests directory not found: {tests_dir}", hint="check --tests-dir")
+    # Where the tests and projects are, as `evaluate` finds them: a built-in benchmark brings
+    # its manifest and its official-layout tests, so it runs the same through every command.
+    located = open_benchmark(name=benchmark, tasks_path=tasks_path, data_dir=data_dir,
+                             tests_dir=tests_dir, projects=projects)
     generated = run_dir / GENERATED
     _generate(tasks, out=generated, params=params, dry_run=False)
     samples = load_samples(generated) if generated.exists() else []
@@ -311,8 +309,8 @@ def run_command(
                         hint=f"see {generated}.errors.jsonl")
     try:
         report = evaluate_samples(
-            Benchmark(name=name, tasks=tasks, source=str(tasks_path or name), tests_dir=tests_dir,
-                      projects=projects),
+            Benchmark(name=name, tasks=tasks, source=str(tasks_path or name),
+                      tests_dir=located.tests_dir, projects=located.projects),
             samples,
             run_dir=run_dir,
             jobs=jobs,
