@@ -6,7 +6,13 @@ import ast
 
 import pytest
 
-from codereval.inject import InjectionError, inject_at, inject_last_def, syntax_problem
+from codereval.inject import (
+    InjectionError,
+    inject_at,
+    inject_last_def,
+    last_def_text,
+    syntax_problem,
+)
 
 MODULE = '''import os
 
@@ -119,3 +125,16 @@ def test_missing_target_is_not_the_samples_fault() -> None:
     with pytest.raises(InjectionError) as info:
         inject_last_def("x = 1\n", SAMPLE, "name")
     assert not info.value.syntax
+
+
+def test_a_name_mangled_method_is_the_one_a_record_names_with_one_underscore() -> None:
+    # python-sql-parameters' records say `_create_in_regex` of a class whose method is
+    # `__create_in_regex` (name-mangled): that method is the one replaced.
+    source = ("class Params:\n    def __create_in_regex(self):\n        return 1\n\n"
+              "    def other(self):\n        return self.__create_in_regex()\n")
+    result = inject_last_def(source, "def _create_in_regex(self):\n    return 2\n",
+                             "_create_in_regex")
+    assert "def __create_in_regex" not in result.text
+    assert "    def _create_in_regex(self):\n        return 2\n" in result.text
+    assert last_def_text(source, "_create_in_regex") == (
+        "def __create_in_regex(self):\n    return 1\n")

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from codereval_world import (
     ADD_CENTS,
+    ADD_CENTS_REF,
     DOUBLE,
+    DOUBLE_REF,
     IS_STRING,
     MONEY_PINNED,
     NO_TEST,
@@ -297,3 +299,40 @@ def test_the_test_text_decides_standalone_or_project(level: str, text: str, stan
         "location": Location(project="acme/ledger", file_path="ledger/util.py"),
     })
     assert is_standalone_test(task, text) is standalone
+
+
+def test_an_official_result_file_as_records_takes_each_reference_from_its_official_test(
+    tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    # A result file (Raw_Input.jsonl_out.jsonl) has the records' keys but its `code` is the
+    # model's samples, a list: the reference is the function the official test holds.
+    world = make_world(tmp_path)
+    results = tmp_path / "Raw_Input.jsonl_out.jsonl"
+    rows = [{"_id": r["_id"], "name": r["name"], "project": r["project"],
+             "file_path": r["file_path"], "docstring": r["docstring"], "level": r["level"],
+             "code": ["def wrong():\n    pass\n"] * 2,
+             "generate_results": [{"generate_code": "def wrong():\n    pass\n",
+                                   "is_pass": False}] * 2}
+            for r in json.loads(world.records.read_text())["RECORDS"]]
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "bench"
+    result = run_cli("prepare", "codereval-python", "--records", results, "--manifest",
+                     world.manifest, "--test-map", world.test_map, "--checkouts",
+                     world.checkouts, "--out", out)
+    assert result.exit_code == 0, result
+    assert "4 ready, 1 with problems" in result.stdout
+    tasks = {t.task_id: t for t in load_records(out / "records.json")}
+    assert tasks[ADD_CENTS].reference == ADD_CENTS_REF
+    assert tasks[DOUBLE].reference == DOUBLE_REF
+    assert tasks[ADD_CENTS].signature == "def add_cents(a, b):"
+    assert tasks[NO_TEST].reference == ""
+    checks = {row["task_id"]: row for row in map(json.loads,
+                                                   (out / "checks.jsonl").read_text().splitlines())}
+    assert checks[ADD_CENTS]["reference"] == checks[DOUBLE]["reference"] == "official test"
+    assert checks[NO_TEST]["problems"] == ["no official test", "no reference"]
+    # From the official records, the record's own reference stays.
+    plain = tmp_path / "plain"
+    assert _prepare(run_cli, world, plain, "--test-map", world.test_map,
+                    "--checkouts", world.checkouts).exit_code == 0
+    checks = [json.loads(line) for line in (plain / "checks.jsonl").read_text().splitlines()]
+    assert {row["reference"] for row in checks} == {"record"}

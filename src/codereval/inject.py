@@ -153,11 +153,11 @@ def _sample_has_decorators(code: str) -> bool:
 # thousand lines costs milliseconds, a cached answer nothing (Span is frozen).
 @functools.lru_cache(maxsize=64)
 def last_def_span(source: str, name: str, *, with_decorators: bool = False) -> Span:
-    """The last ``def name`` or ``def _name`` in ``source`` (the official platform's rule)."""
+    """The last ``def name`` in ``source``, leading underscores aside (the official platform's
+    rule: ``def _name`` too, and a name-mangled ``def __name`` whose record says ``_name``)."""
     tree = _parse_target(source, what="the test module")
     lines = source.splitlines()
-    wanted = {name, "_" + name.lstrip("_"), name.lstrip("_")}
-    found = [node for node in _defs(tree) if node.name in wanted]
+    found = [node for node in _defs(tree) if node.name.lstrip("_") == name.lstrip("_")]
     if not found:
         raise InjectionError(f"no 'def {name}' in the test module", syntax=False)
     # "Last" by position in the file, as a text search from the end would find it.
@@ -218,6 +218,14 @@ def _checked(result: Injected) -> Injected:
             syntax=in_sample,
         ) from None
     return result
+
+
+def last_def_text(source: str, name: str) -> str:
+    """The function :func:`inject_last_def` would replace, decorators included, dedented: in an
+    official test module, the platform's reference."""
+    span = last_def_span(source, name, with_decorators=True)
+    lines = source.splitlines(keepends=True)[span.start - 1:span.end]
+    return dedent_code("".join(lines))
 
 
 def inject_last_def(source: str, code: str, name: str) -> Injected:

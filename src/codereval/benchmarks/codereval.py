@@ -99,7 +99,9 @@ def record_to_task(
             raise UserError(f"{label}: {key} must be a whole number, got {raw!r}") from None
 
     level = parse_level(text("level"), label=label)
-    code = text("code")
+    # An official result file's record (Raw_Input.jsonl_out.jsonl) holds the model's samples in
+    # `code`, a list: it has no reference (`prepare` takes it from the official test).
+    code = "" if isinstance(record.get("code"), list) else text("code")
     if lang is Language.JAVA:
         package = text("package")
         file_name = text("file_name")

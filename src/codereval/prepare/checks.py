@@ -32,6 +32,9 @@ class TaskCheck:
     # "ok (by Javadoc)" | "ok (by arity)" | "not found: ..." | "ambiguous: ..."
     function: str
     content: str  # "identical" | "N lines differ (similarity S%)" | "no file_content" | ...
+    # Where the reference came from: "record", "official test" (a record of an official result
+    # file has none: the function the official test holds is it), or "none".
+    reference: str = "record"
 
     @property
     def problems(self) -> list[str]:
@@ -46,6 +49,8 @@ class TaskCheck:
             found.append("function not in file")
         if self.function.startswith(("not found", "ambiguous")):
             found.append(f"method {self.function.split(':')[0]}")
+        if self.reference == "none":
+            found.append("no reference")
         return found
 
     def to_dict(self) -> dict[str, Any]:

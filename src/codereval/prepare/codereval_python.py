@@ -30,6 +30,7 @@ from codereval import __version__
 from codereval.benchmarks.codereval import record_to_task
 from codereval.environments.base import ProjectSpec
 from codereval.errors import UserError, name_some
+from codereval.inject import InjectionError, last_def_text
 from codereval.jsonl import atomic_write_jsonl, atomic_write_text, read_json_or_jsonl
 from codereval.model import Language, Task, TestKind
 from codereval.prepare.checks import TaskCheck, check_file
@@ -202,13 +203,18 @@ def _prepare_into(
                else module_test_path(task, record_root=record_root))
         found = _place_test(task, rel=rel, repos=repos, test_map=test_map)
         row = dict(record)
+        reference = "record" if task.reference.strip() else "none"
+        if reference == "none" and found != "missing":
+            code = _reference_from_test(repos / rel, task.name)
+            if code:
+                row["code"], reference = code, "official test"
         if found != "missing":
             row["test_kind"] = (TestKind.CODEREVAL_STANDALONE if kind == "standalone"
                                 else TestKind.CODEREVAL_MODULE).value
             row["test_path"] = f"repos/{rel}"
         out_records.append(row)
         checks.append(_check(task, kind=kind, found=found, placed=placed, repos=repos,
-                             record_root=record_root))
+                             record_root=record_root, reference=reference))
     atomic_write_text(root / "records.json",
                       json.dumps({"RECORDS": out_records}, ensure_ascii=False, indent=1) + "\n")
     atomic_write_jsonl(root / "checks.jsonl", [c.to_dict() for c in checks])
@@ -240,9 +246,18 @@ def _place_test(task: Task, *, rel: str, repos: Path, test_map: dict[str, str] |
     return "tree" if target.is_file() else "missing"
 
 
+def _reference_from_test(test: Path, name: str) -> str:
+    """The function the official test holds (the platform's copy of the module or the standalone
+    file, reference in place): what the harness replaces with a sample."""
+    try:
+        return last_def_text(test.read_text(encoding="utf-8"), name)
+    except (InjectionError, OSError, UnicodeDecodeError):
+        return ""
+
+
 def _check(
     task: Task, *, kind: str, found: str, placed: dict[str, Placed], repos: Path,
-    record_root: str,
+    record_root: str, reference: str,
 ) -> TaskCheck:
     assert task.location is not None
     project_dir = repos / project_folder(task.project)
@@ -255,7 +270,8 @@ def _check(
     else:
         file = function = content = "not checked"
     return TaskCheck(task_id=task.task_id, project=task.project, kind=kind, test=found,
-                     project_state=state, file=file, function=function, content=content)
+                     project_state=state, file=file, function=function, content=content,
+                     reference=reference)
 
 
 def _toml_value(value: object) -> str:

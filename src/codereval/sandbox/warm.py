@@ -289,6 +289,11 @@ class WarmWorker:
             encoding="utf-8",
         )
         mounts = [*key.mounts, Mount(source=self.home, target=self.home)]
+        # The worker decides what the projects' own modules are by listing their folders: it
+        # must see them where its samples will, wherever they are (under /tmp too).
+        targets = {m.target for m in mounts}
+        mounts += [Mount(source=Path(d), target=Path(d)) for d in key.project_dirs
+                   if Path(d).is_dir() and Path(d) not in targets]
         # The slot's folders are where its samples' scratch directories are made.
         scratch = Path(key.extra_scratch) if key.extra_scratch else self.slot_dirs[0]
         mounts += [Mount(source=d, target=d, writable=True) for d in self.slot_dirs
