@@ -114,10 +114,6 @@ def test_a_manifest_with_bad_edits_is_one_clear_error(tmp_path: Path) -> None:
     manifest = _manifest(tmp_path, "0" * 40, edits='\n[[projects."me/leet".edits]]\nfile = "x"\n')
     with pytest.raises(UserError, match=r"project 'me/leet': edit 1 has no \['new', 'old'\]"):
         load_manifest(manifest)
-    manifest.write_text('[projects."me/py"]\nsource = "x"\n'
-                        '[[projects."me/py".edits]]\nfile = "a.py"\nold = "x"\nnew = "y"\n')
-    with pytest.raises(UserError, match="edits are applied to Java projects only"):
-        load_manifest(manifest)
 
 
 def test_edits_change_the_environments_recipe() -> None:
@@ -240,3 +236,44 @@ def test_prepare_places_the_edited_copy_and_samples_compile_as_on_the_platform(
     assert outcomes[0]["stage"] == "compile" and outcomes[0]["verdict"] == "infra_error"
     assert outcomes[1]["verdict"] == "compile_error"
     assert "cannot find symbol" in outcomes[1]["detail"]
+
+
+# A CoderEval-Python shape: the platform's copy imported a sibling module by its top-level name
+# (its tests run the module's folder as a script), where git has a relative import.
+CACHE_PY = "from .base import Base\n\n\nclass Cache(Base):\n    pass\n"
+
+
+def _python_project(tmp_path: Path, edit_old: str) -> Path:
+    project = tmp_path / "cachelib"
+    (project / "cachelib").mkdir(parents=True)
+    (project / "cachelib" / "__init__.py").write_text("")
+    (project / "cachelib" / "base.py").write_text("class Base:\n    pass\n")
+    (project / "cachelib" / "cache.py").write_text(CACHE_PY)
+    manifest = tmp_path / "projects.toml"
+    manifest.write_text(
+        f'[projects."me/cachelib"]\nsource = "{project}"\n'
+        '[[projects."me/cachelib".edits]]\nfile = "cachelib/cache.py"\n'
+        f'old = "{edit_old}"\nnew = "from base import Base"\n'
+        'why = "the tests import cache as a top-level module"\n')
+    return manifest
+
+
+def test_a_python_environment_is_built_from_the_edited_source(tmp_path: Path) -> None:
+    from codereval.environments.python import PythonEnvironmentBuilder
+
+    [spec] = load_manifest(_python_project(tmp_path, "from .base import Base"))
+    env = PythonEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert env.ready, env.error
+    edited = (env.source_dir / "cachelib" / "cache.py").read_text()
+    assert edited == CACHE_PY.replace("from .base import Base", "from base import Base")
+    # The source the manifest names is never touched.
+    assert (tmp_path / "cachelib" / "cachelib" / "cache.py").read_text() == CACHE_PY
+
+
+def test_a_python_edit_that_does_not_fit_fails_the_environment_with_why(tmp_path: Path) -> None:
+    from codereval.environments.python import PythonEnvironmentBuilder
+
+    [spec] = load_manifest(_python_project(tmp_path, "from .nothing import Base"))
+    env = PythonEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert not env.ready
+    assert "source edits do not fit" in env.error and "cachelib/cache.py" in env.error

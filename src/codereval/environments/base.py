@@ -60,7 +60,7 @@ class ProjectSpec:
     # Git submodules (paths) the build needs: placed from the checkout's own submodule clones,
     # or cloned with the project under --fetch. Part of the source, so not of the recipe.
     submodules: tuple[str, ...] = field(default=(), compare=False)
-    # Java: edits the original platform's copy had over the pinned commit (see
+    # Edits the original platform's copy had over the pinned commit (see
     # codereval.environments.edits), applied to the copy an environment is built from.
     edits: tuple[SourceEdit, ...] = ()
     # Where the manifest that named this project lives (relative sources resolve from here).
@@ -195,7 +195,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
     record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args,
-    compile_per_file, submodules, edits (Java).
+    compile_per_file, submodules (Java); edits (both).
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -251,9 +251,6 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
             edits = parse_edits(entry.get("edits", []))
         except ValueError as exc:
             raise UserError(f"{path}: project {name!r}: {exc}") from None
-        if edits and language is not Language.JAVA:
-            raise UserError(f"{path}: project {name!r}: edits are applied to Java projects "
-                            "only", hint="drop the edits, or fix the source another way")
         if entry.get("compile_per_file") and entry.get("maven_modules"):
             raise UserError(f"{path}: project {name!r}: compile_per_file is for plain source "
                             "folders, not maven_modules", hint="drop one of the two")

@@ -41,6 +41,7 @@ from typing import Any
 
 from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
+from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
 from codereval.model import Language
@@ -301,7 +302,16 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
                 f"using Python {fallback.version} ({fallback.path}) instead"
             )
             interpreter = fallback
-        installed = self._install(spec, path=path, interpreter=interpreter, root=root)
+        edited = ""
+        if spec.edits:
+            try:
+                apply_edits(path / "src", spec.edits)
+            except EditFailed as exc:
+                edited = f"the manifest's source edits do not fit: {exc}"
+        if edited:
+            installed = _Installed(error=edited)
+        else:
+            installed = self._install(spec, path=path, interpreter=interpreter, root=root)
         error = installed.error
         after = tree_hash(path / "src")
         if after != source_hash:
