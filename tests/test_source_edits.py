@@ -112,7 +112,7 @@ def test_malformed_edits_are_refused_with_what_is_wrong(value: object, problem: 
 
 def test_a_manifest_with_bad_edits_is_one_clear_error(tmp_path: Path) -> None:
     manifest = _manifest(tmp_path, "0" * 40, edits='\n[[projects."me/leet".edits]]\nfile = "x"\n')
-    with pytest.raises(UserError, match=r"project 'me/leet': edit 1 has no \['new', 'old'\]"):
+    with pytest.raises(UserError, match=r"project 'me/leet': edit 1 has no \['new'\]"):
         load_manifest(manifest)
 
 
@@ -277,3 +277,47 @@ def test_a_python_edit_that_does_not_fit_fails_the_environment_with_why(tmp_path
     env = PythonEnvironmentBuilder().build(spec, root=tmp_path / "cache")
     assert not env.ready
     assert "source edits do not fit" in env.error and "cachelib/cache.py" in env.error
+
+
+def test_an_edit_without_old_creates_a_file_the_source_lacks(tmp_path: Path) -> None:
+    # A file only the platform's copy had (federation's entities/diaspora/pom.xml), rebuilt
+    # from what the official test expects to read from it.
+    [created] = parse_edits([{"file": "pkg/data/pom.xml", "new": "<project/>\n",
+                              "why": "the test reads it"}])
+    assert created.creates
+    (tmp_path / "pkg").mkdir()
+    apply_edits(tmp_path, [created])
+    assert (tmp_path / "pkg" / "data" / "pom.xml").read_text() == "<project/>\n"
+    # Never over a file the source has.
+    with pytest.raises(EditFailed, match="already in the source"):
+        apply_edits(tmp_path, [created])
+    with pytest.raises(ValueError, match="leave it out to create the file"):
+        parse_edits([{"file": "a.txt", "old": "", "new": "x"}])
+
+
+def test_an_edit_cannot_reach_outside_the_source_through_a_symlink(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "link").symlink_to(outside)
+    with pytest.raises(EditFailed, match="outside the source"):
+        apply_edits(root, parse_edits([{"file": "link/x.txt", "new": "x"}]))
+    assert not (outside / "x.txt").exists()
+
+
+def test_an_edit_with_copy_places_a_copy_of_a_project_file(tmp_path: Path) -> None:
+    # infrared's tests read infrared/core/utils/plugin.spec, a copy of tests/example/plugin.spec
+    # the platform's tree had: the manifest names the file to copy, never its content.
+    (tmp_path / "tests" / "example").mkdir(parents=True)
+    (tmp_path / "tests" / "example" / "plugin.spec").write_bytes(b"config: {}\n")
+    [edit] = parse_edits([{"file": "core/utils/plugin.spec", "copy": "tests/example/plugin.spec"}])
+    apply_edits(tmp_path, [edit])
+    assert (tmp_path / "core" / "utils" / "plugin.spec").read_bytes() == b"config: {}\n"
+    [missing] = parse_edits([{"file": "b.spec", "copy": "tests/none.spec"}])
+    with pytest.raises(EditFailed, match=r"tests/none\.spec .* is not in the source"):
+        apply_edits(tmp_path, [missing])
+    with pytest.raises(ValueError, match="takes no old or new"):
+        parse_edits([{"file": "c.spec", "copy": "a", "new": "x"}])
+    with pytest.raises(ValueError, match="must be a path inside the project"):
+        parse_edits([{"file": "c.spec", "copy": "../../etc/passwd"}])

@@ -7,6 +7,11 @@ every sample of such a task fails to compile here while it compiled there. Each 
 one exact text, which must occur exactly once in its file, so an edit that no longer fits the
 pinned source fails loudly instead of editing something else. Edits work on bytes: the project's
 own encoding is left alone.
+
+An edit without ``old`` creates its file (which must not exist): with ``new`` as its content (a
+file only the platform's copy had, rebuilt from public evidence: what the official test expects
+to read from it), or as a copy of another file of the project (``copy``: the platform's copy of
+a fixture, placed where its tests read it).
 """
 
 from __future__ import annotations
@@ -16,21 +21,28 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-EDIT_KEYS = {"file", "old", "new", "why"}
+EDIT_KEYS = {"file", "old", "new", "copy", "why"}
 
 
 @dataclass(frozen=True)
 class SourceEdit:
-    """Replace ``old`` by ``new`` in ``file`` (relative to the project root); ``why`` is the
-    evidence, kept for the reader and the prepare report."""
+    """Replace ``old`` by ``new`` in ``file`` (relative to the project root), or, with no
+    ``old``, create ``file`` holding ``new``; ``why`` is the evidence, kept for the reader and
+    the prepare report."""
 
     file: str
     old: str
     new: str
     why: str = ""
+    copy: str = ""  # with no old: create ``file`` as a copy of this file of the project
+
+    @property
+    def creates(self) -> bool:
+        return not self.old
 
     def recipe(self) -> dict[str, str]:
-        return {"file": self.file, "old": self.old, "new": self.new}
+        return {"file": self.file, "old": self.old, "new": self.new,
+                **({"copy": self.copy} if self.copy else {})}
 
 
 class EditFailed(ValueError):
@@ -46,21 +58,30 @@ def parse_edits(value: Any) -> tuple[SourceEdit, ...]:
         if not isinstance(entry, dict):
             raise ValueError(f"edit {number} must be a table with file, old and new")
         unknown = set(entry) - EDIT_KEYS
-        missing = {"file", "old", "new"} - set(entry)
+        missing = {"file"} - set(entry) if "copy" in entry else {"file", "new"} - set(entry)
         if unknown or missing:
             what = f"unknown keys {sorted(unknown)}" if unknown else f"no {sorted(missing)}"
-            raise ValueError(f"edit {number} has {what} (keys: file, old, new, why)")
+            raise ValueError(f"edit {number} has {what} (keys: file, old, new, copy, why)")
         if not all(isinstance(entry[k], str) for k in entry):
-            raise ValueError(f"edit {number}: file, old, new and why must be strings")
-        file = PurePosixPath(entry["file"])
-        if file.is_absolute() or ".." in file.parts or not file.parts:
-            raise ValueError(f"edit {number}: file {entry['file']!r} must be a path inside the "
-                             "project")
-        if not entry["old"]:
-            raise ValueError(f"edit {number}: old must not be empty (it says where to edit)")
-        edits.append(SourceEdit(file=str(file), old=entry["old"], new=entry["new"],
-                                why=entry.get("why", "")))
+            raise ValueError(f"edit {number}: file, old, new, copy and why must be strings")
+        file, copy = _inside(entry["file"], number), ""
+        if "copy" in entry:
+            if "old" in entry or "new" in entry:
+                raise ValueError(f"edit {number}: copy creates a file; it takes no old or new")
+            copy = _inside(entry["copy"], number)
+        if "old" in entry and not entry["old"]:
+            raise ValueError(f"edit {number}: old must not be empty (it says where to edit; "
+                             "leave it out to create the file)")
+        edits.append(SourceEdit(file=file, old=entry.get("old", ""), new=entry.get("new", ""),
+                                why=entry.get("why", ""), copy=copy))
     return tuple(edits)
+
+
+def _inside(raw: str, number: int) -> str:
+    path = PurePosixPath(raw)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise ValueError(f"edit {number}: {raw!r} must be a path inside the project")
+    return str(path)
 
 
 def apply_edits(root: Path, edits: Sequence[SourceEdit]) -> None:
@@ -68,6 +89,24 @@ def apply_edits(root: Path, edits: Sequence[SourceEdit]) -> None:
     fit, naming it (the tree may then hold the edits before it: callers discard it)."""
     for number, edit in enumerate(edits, start=1):
         path = root / edit.file
+        # A symlinked folder of the project must not carry an edit outside it.
+        if not path.parent.resolve().is_relative_to(root.resolve()) and path.parent.exists():
+            raise EditFailed(f"edit {number}: {edit.file} lies outside the source")
+        if edit.creates:
+            if path.exists() or path.is_symlink():
+                raise EditFailed(f"edit {number}: {edit.file} is already in the source (an "
+                                 "edit without old creates a file)")
+            if edit.copy:
+                source = root / edit.copy
+                if not source.is_file() or not source.resolve().is_relative_to(root.resolve()):
+                    raise EditFailed(f"edit {number}: {edit.copy} (to copy to {edit.file}) is "
+                                     "not in the source")
+                content = source.read_bytes()
+            else:
+                content = edit.new.encode("utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            continue
         if not path.is_file():
             raise EditFailed(f"edit {number}: {edit.file} is not in the source")
         data = path.read_bytes()
