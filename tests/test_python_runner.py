@@ -6,7 +6,9 @@ persistent uv cache, so after the first run this needs no network.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -376,3 +378,36 @@ def test_a_sample_that_fills_the_disk_is_stopped_and_told_so(
             ctx.warm.close()
     left = [p for p in work.rglob("disk-hog-*")]
     assert not left
+
+
+@pytest.mark.slow
+def test_an_environment_the_manifest_does_not_name_is_never_borrowed_from_the_cache(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path
+) -> None:
+    # Another benchmark's manifest built a `standalone` environment in the same cache (CoderEval
+    # has one; mini-python's manifest has none): mini-python's standalone tests must not run in
+    # it, whatever else the cache holds.
+    _bwrap_or_skip()
+    root = tmp_path / "cache"
+    shutil.copytree(env_root, root, symlinks=True)
+    other = tmp_path / "other-standalone"
+    other.mkdir()
+    manifest = tmp_path / "other.toml"
+    manifest.write_text(f'[projects.standalone]\nsource = "{other}"\n')
+    [spec] = load_manifest(manifest)
+    borrowed = PythonEnvironmentBuilder().build(spec, root=root)
+    assert borrowed.ready, borrowed.error
+    standalone = next(t for t in tasks.values()
+                      if t.test is not None and t.test.kind.value == "codereval_standalone")
+    task, sample = _reference(standalone.name, tasks, samples)
+    runner = PythonProjectRunner()
+    ctx = _context(root, tmp_path / "work")
+    ctx = dataclasses.replace(ctx, projects_dir=data.mini_python_manifest())
+    try:
+        assert runner.prepare([task], ctx) == {}
+        outcome = runner.run(task, sample, ctx)
+    finally:
+        runner.close()
+    assert outcome.verdict is Verdict.PASSED, outcome.detail
+    assert outcome.provenance.environment != borrowed.key
+    assert outcome.provenance.environment.startswith("python-")

@@ -195,11 +195,18 @@ class PythonProjectRunner(Runner):
         if manifest is None or not manifest.is_file():
             return
         builder = PythonEnvironmentBuilder()
+        named: set[str] = set()
         for spec in load_manifest(manifest):
             if spec.name in projects and spec.language is Language.PYTHON:
                 env = builder.build(spec, root=_env_cache_root(ctx.env_root))
+                named.add(spec.name)
                 with self._lock:
                     self._envs[spec.name] = env
+        # What the manifest does not name has no environment: one of that name in the cache was
+        # built from another manifest (CoderEval's `standalone` is not mini-python's).
+        with self._lock:
+            for name in projects - named:
+                self._envs[name] = None
 
     def prepare(self, tasks: Sequence[Task], ctx: RunContext) -> dict[str, str]:
         require_tests_dir(ctx.tests_dir)
