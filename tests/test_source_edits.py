@@ -317,7 +317,29 @@ def test_an_edit_with_copy_places_a_copy_of_a_project_file(tmp_path: Path) -> No
     [missing] = parse_edits([{"file": "b.spec", "copy": "tests/none.spec"}])
     with pytest.raises(EditFailed, match=r"tests/none\.spec .* is not in the source"):
         apply_edits(tmp_path, [missing])
-    with pytest.raises(ValueError, match="takes no old or new"):
+    with pytest.raises(ValueError, match="takes no old, new"):
         parse_edits([{"file": "c.spec", "copy": "a", "new": "x"}])
     with pytest.raises(ValueError, match="must be a path inside the project"):
         parse_edits([{"file": "c.spec", "copy": "../../etc/passwd"}])
+
+
+def test_an_edit_with_zip_makes_an_archive_of_those_entries_the_same_every_time(
+    tmp_path: Path,
+) -> None:
+    # packtools' test lists HumanEval.zip, an archive of the authors' only that listing tells.
+    import zipfile
+
+    entries = ["HumanEval/", "HumanEval/a.jsonl", "HumanEval/b.jsonl"]
+    [edit] = parse_edits([{"file": "HumanEval.zip", "zip": entries}])
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        apply_edits(tmp_path / folder, [edit])
+    made = tmp_path / "one" / "HumanEval.zip"
+    with zipfile.ZipFile(made) as archive:
+        assert archive.namelist() == entries
+        assert all(archive.read(name) == b"" for name in entries if not name.endswith("/"))
+    assert made.read_bytes() == (tmp_path / "two" / "HumanEval.zip").read_bytes()
+    with pytest.raises(ValueError, match="zip must be a list of entry names"):
+        parse_edits([{"file": "a.zip", "zip": "HumanEval/"}])
+    with pytest.raises(ValueError, match="takes no old, new, copy or zip besides"):
+        parse_edits([{"file": "a.zip", "zip": ["a"], "copy": "b"}])

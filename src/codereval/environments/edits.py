@@ -10,18 +10,21 @@ own encoding is left alone.
 
 An edit without ``old`` creates its file (which must not exist): with ``new`` as its content (a
 file only the platform's copy had, rebuilt from public evidence: what the official test expects
-to read from it), or as a copy of another file of the project (``copy``: the platform's copy of
-a fixture, placed where its tests read it).
+to read from it), as a copy of another file of the project (``copy``: the platform's copy of
+a fixture, placed where its tests read it), or as a zip archive holding the entries ``zip``
+names, empty (an archive whose listing is all its test reads).
 """
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-EDIT_KEYS = {"file", "old", "new", "copy", "why"}
+EDIT_KEYS = {"file", "old", "new", "copy", "zip", "why"}
 
 
 @dataclass(frozen=True)
@@ -35,14 +38,17 @@ class SourceEdit:
     new: str
     why: str = ""
     copy: str = ""  # with no old: create ``file`` as a copy of this file of the project
+    # with no old: create ``file`` as a zip of these entries, empty ("dir/" for a folder)
+    zip: tuple[str, ...] = ()
 
     @property
     def creates(self) -> bool:
         return not self.old
 
-    def recipe(self) -> dict[str, str]:
+    def recipe(self) -> dict[str, Any]:
         return {"file": self.file, "old": self.old, "new": self.new,
-                **({"copy": self.copy} if self.copy else {})}
+                **({"copy": self.copy} if self.copy else {}),
+                **({"zip": list(self.zip)} if self.zip else {})}
 
 
 class EditFailed(ValueError):
@@ -58,22 +64,31 @@ def parse_edits(value: Any) -> tuple[SourceEdit, ...]:
         if not isinstance(entry, dict):
             raise ValueError(f"edit {number} must be a table with file, old and new")
         unknown = set(entry) - EDIT_KEYS
-        missing = {"file"} - set(entry) if "copy" in entry else {"file", "new"} - set(entry)
+        makes = [k for k in ("copy", "zip") if k in entry]
+        missing = {"file"} - set(entry) if makes else {"file", "new"} - set(entry)
         if unknown or missing:
             what = f"unknown keys {sorted(unknown)}" if unknown else f"no {sorted(missing)}"
-            raise ValueError(f"edit {number} has {what} (keys: file, old, new, copy, why)")
+            raise ValueError(f"edit {number} has {what} (keys: file, old, new, copy, zip, why)")
+        entry = dict(entry)
+        entries = entry.pop("zip", None)
+        if entries is not None and (not isinstance(entries, list) or not entries
+                                    or not all(isinstance(e, str) and e for e in entries)):
+            raise ValueError(f"edit {number}: zip must be a list of entry names")
         if not all(isinstance(entry[k], str) for k in entry):
             raise ValueError(f"edit {number}: file, old, new, copy and why must be strings")
         file, copy = _inside(entry["file"], number), ""
-        if "copy" in entry:
-            if "old" in entry or "new" in entry:
-                raise ValueError(f"edit {number}: copy creates a file; it takes no old or new")
-            copy = _inside(entry["copy"], number)
+        if makes:
+            if "old" in entry or "new" in entry or len(makes) > 1:
+                raise ValueError(f"edit {number}: {makes[0]} creates a file; it takes no old, "
+                                 "new, copy or zip besides")
+            if "copy" in entry:
+                copy = _inside(entry["copy"], number)
         if "old" in entry and not entry["old"]:
             raise ValueError(f"edit {number}: old must not be empty (it says where to edit; "
                              "leave it out to create the file)")
         edits.append(SourceEdit(file=file, old=entry.get("old", ""), new=entry.get("new", ""),
-                                why=entry.get("why", ""), copy=copy))
+                                why=entry.get("why", ""), copy=copy,
+                                zip=tuple(entries or ())))
     return tuple(edits)
 
 
@@ -102,6 +117,8 @@ def apply_edits(root: Path, edits: Sequence[SourceEdit]) -> None:
                     raise EditFailed(f"edit {number}: {edit.copy} (to copy to {edit.file}) is "
                                      "not in the source")
                 content = source.read_bytes()
+            elif edit.zip:
+                content = _empty_zip(edit.zip)
             else:
                 content = edit.new.encode("utf-8")
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,3 +134,14 @@ def apply_edits(root: Path, edits: Sequence[SourceEdit]) -> None:
             raise EditFailed(f"edit {number} of {edit.file}: {edit.old.splitlines()[0]!r} "
                              f"{where}, expected once (fix the edit or the pinned commit)")
         path.write_bytes(data.replace(old, edit.new.encode("utf-8")))
+
+
+def _empty_zip(entries: Sequence[str]) -> bytes:
+    """A zip of ``entries`` in order, each empty, with fixed times: the same bytes every build."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name in entries:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o40755 if name.endswith("/") else 0o100644) << 16
+            archive.writestr(info, b"")
+    return buffer.getvalue()
