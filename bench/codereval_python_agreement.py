@@ -86,8 +86,10 @@ def main() -> None:
     pairs: list[str] = []
     for model in models:
         pairs += [str(runs / model), str(args.results / model / "Raw_Input.jsonl_out.jsonl")]
+    # Each disagreeing sample re-run 10 times: a verdict that changes is a coin toss, not ours.
     compare = subprocess.run([*cli, "compare", *pairs, "--gold", str(runs / "gold" / "gold.jsonl"),
-                              "--details"], capture_output=True, text=True, check=False)
+                              "--details", "--recheck", "10", "--jobs", str(args.jobs)],
+                             capture_output=True, text=True, check=False)
     (logs / "compare.log").write_text(compare.stdout + compare.stderr)
     print(compare.stdout)
     print(f"the three models' samples: {evaluated:.0f} s with --jobs {args.jobs}; "
