@@ -303,7 +303,10 @@ def test_an_edit_cannot_reach_outside_the_source_through_a_symlink(tmp_path: Pat
     (root / "link").symlink_to(outside)
     with pytest.raises(EditFailed, match="outside the source"):
         apply_edits(root, parse_edits([{"file": "link/x.txt", "new": "x"}]))
-    assert not (outside / "x.txt").exists()
+    # Nor through a folder it would have to make beyond the link.
+    with pytest.raises(EditFailed, match="outside the source"):
+        apply_edits(root, parse_edits([{"file": "link/new/x.txt", "new": "x"}]))
+    assert list(outside.iterdir()) == []
 
 
 def test_an_edit_with_copy_places_a_copy_of_a_project_file(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ def apply_edits(root: Path, edits: Sequence[SourceEdit]) -> None:
     for number, edit in enumerate(edits, start=1):
         path = root / edit.file
         # A symlinked folder of the project must not carry an edit outside it.
-        if not path.parent.resolve().is_relative_to(root.resolve()) and path.parent.exists():
+        if not path.parent.resolve().is_relative_to(root.resolve()):
             raise EditFailed(f"edit {number}: {edit.file} lies outside the source")
         if edit.creates:
             if path.exists() or path.is_symlink():
