@@ -11,6 +11,7 @@ import pytest
 
 if TYPE_CHECKING:
     from codereval.executors.ray_local import LocalRayCluster
+    from codereval.runners.program import ProgramRunner
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -55,6 +56,22 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"../shared/data not found beside the checkout ({SHARED_DATA})")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def hx(shared_data: Path) -> Path:
+    """HumanEval-X's data, six languages (a test module may name its own ``hx``)."""
+    return shared_data / "humanevalx"
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[ProgramRunner]:
+    """One program runner per test module (HumanEval, HumanEval-X), closed after it."""
+    from codereval.runners.program import ProgramRunner
+
+    runner = ProgramRunner()
+    yield runner
+    runner.close()
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ its broken variant passes.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,13 +82,6 @@ def broken_body(task: Task) -> str:
 
 def same_language(task_id: str, tasks: list[Task]) -> bool:
     return task_id.partition("/")[0] == tasks[0].task_id.partition("/")[0]
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[ProgramRunner]:
-    runner = ProgramRunner()
-    yield runner
-    runner.close()
 
 
 def evaluate(runner: ProgramRunner, tasks: list[Task], codes: list[str],

@@ -20,11 +20,6 @@ from codereval.model import Language
 from codereval.model import TestKind as Kind
 
 
-@pytest.fixture(scope="module")
-def hx(shared_data: Path) -> Path:
-    return shared_data / "humanevalx"
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_language_has_164_problems_with_an_entry_point(hx: Path, language: str) -> None:
     tasks = load_humanevalx(language, data_dir=hx)

@@ -53,11 +53,6 @@ def _home_caches_ready() -> Iterator[None]:
     yield
 
 
-@pytest.fixture(scope="module")
-def hx(shared_data: Path) -> Path:
-    return shared_data / "humanevalx"
-
-
 def tasks_of(hx: Path, language: str) -> list[Task]:
     return load_humanevalx(language, data_dir=hx)
 

@@ -7,7 +7,6 @@ apart for CodeGeeX's categories.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -84,18 +83,6 @@ CASES: dict[str, list[tuple[str, str, Verdict]]] = {
         ("runtime error", "    var m map[string]int\n    m[\"a\"] = 1\n    return false\n}\n", R),
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def hx(shared_data: Path) -> Path:
-    return shared_data / "humanevalx"
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[ProgramRunner]:
-    runner = ProgramRunner()
-    yield runner
-    runner.close()
 
 
 def make_ctx(work_root: Path, *, wall_time: float = 20.0) -> RunContext:

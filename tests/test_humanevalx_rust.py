@@ -7,7 +7,6 @@ failed check, any other panic a runtime error.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,13 +52,6 @@ BROKEN_RETURN = {"Rust/137": "RtnType::Empty()"}
 @pytest.fixture(scope="module")
 def tasks(shared_data: Path) -> list[Task]:
     return load_humanevalx("rust", data_dir=shared_data / "humanevalx")
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[ProgramRunner]:
-    runner = ProgramRunner()
-    yield runner
-    runner.close()
 
 
 def make_ctx(work_root: Path, *, wall_time: float = 30.0) -> RunContext:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1515,18 +1514,6 @@ MAY_TIME_OUT = {"read stdin", "read stdin in init()",
 LANGUAGES = list(ATTACKS)
 CASES = [(lang, ex) for lang in LANGUAGES for ex in ("fresh", "warm")
          if ex == "fresh" or (lang if lang != "humaneval" else "python") in WARM_LANGUAGES]
-
-
-@pytest.fixture(scope="module")
-def hx(shared_data: Path) -> Path:
-    return shared_data / "humanevalx"
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[ProgramRunner]:
-    runner = ProgramRunner()
-    yield runner
-    runner.close()
 
 
 def task_zero(language: str, hx: Path) -> Task:

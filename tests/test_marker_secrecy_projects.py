@@ -77,6 +77,19 @@ def markers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 # --------------------------------------------------------------------------- Python
 
+# What each hostile Python sample writes its findings with (EMIT in the templates below).
+PY_EMIT = r'''
+    def emit(text):
+        # To every pipe this process may write to: under pytest's capture, fd 1 and 2 are
+        # files of pytest's and the real output is a copy it saved.
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                if os.readlink("/proc/self/fd/" + name).startswith("pipe:"):
+                    os.write(int(name), text.encode())
+            except OSError:
+                pass
+'''.lstrip("\n")
+
 # The body of a hostile Python sample: SIGNATURE is the task's function. The search is bounded
 # (files, bytes, seconds) so that it ends well inside the run's time limit.
 PY_HUNT = r'''
@@ -90,15 +103,7 @@ def SIGNATURE:
     guesses = set()
     give_up = time.monotonic() + 8.0
 
-    def emit(text):
-        # To every pipe this process may write to: under pytest's capture, fd 1 and 2 are
-        # files of pytest's and the real output is a copy it saved.
-        for name in os.listdir("/proc/self/fd"):
-            try:
-                if os.readlink("/proc/self/fd/" + name).startswith("pipe:"):
-                    os.write(int(name), text.encode())
-            except OSError:
-                pass
+    EMIT
 
     def scan(data, label):
         for hit in pattern.findall(data):
@@ -222,15 +227,7 @@ def SIGNATURE:
     import json, os, sys, types
     found, searched = [], [0]
 
-    def emit(text):
-        # To every pipe this process may write to: under pytest's capture, fd 1 and 2 are
-        # files of pytest's and the real output is a copy it saved.
-        for name in os.listdir("/proc/self/fd"):
-            try:
-                if os.readlink("/proc/self/fd/" + name).startswith("pipe:"):
-                    os.write(int(name), text.encode())
-            except OSError:
-                pass
+    EMIT
 
     def candidates(namespace):
         for name, value in list(namespace.items()):
@@ -290,15 +287,7 @@ PY_PATCH = r'''
 def SIGNATURE:
     import os, sys
 
-    def emit(text):
-        # To every pipe this process may write to: under pytest's capture, fd 1 and 2 are
-        # files of pytest's and the real output is a copy it saved.
-        for name in os.listdir("/proc/self/fd"):
-            try:
-                if os.readlink("/proc/self/fd/" + name).startswith("pipe:"):
-                    os.write(int(name), text.encode())
-            except OSError:
-                pass
+    EMIT
 
     main = sys.modules["__main__"]
     patched = []
@@ -341,7 +330,7 @@ def py_ctx(request: pytest.FixtureRequest, env_root: Path,  # noqa: F811
 
 
 def _py_sample(task: Task, template: str, index: int = 0) -> Sample:
-    code = template.replace("SIGNATURE", PY_TASKS[task.name])
+    code = template.replace("SIGNATURE", PY_TASKS[task.name]).replace("    EMIT\n", PY_EMIT)
     return Sample(task_id=task.task_id, index=index, code=code, raw=code, model="hostile")
 
 

@@ -14,11 +14,11 @@ task is broken without them.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from codereval_world import _git
 
 from codereval.environments.python import default_root
 from codereval.sandbox import sandbox_class
@@ -83,13 +83,6 @@ file = "cachekit/limit.txt"
 copy = "tests/fixtures/limit.txt"
 why = "the platform's tree had the fixture where the test reads it"
 '''
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True, env=env).stdout.strip()
 
 
 def _world(root: Path, *, repaired: bool) -> tuple[Path, Path, Path, Path]:
