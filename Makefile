@@ -29,6 +29,7 @@ demo: $(STAMP)
 test: $(TEST_STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -n 2 -q
 
 # Build the wheel, install it into a fresh venv, run the demo and docs/api.md's example from it
@@ -39,6 +40,7 @@ wheel-smoke: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info

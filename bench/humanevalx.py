@@ -33,8 +33,8 @@ from pathlib import Path
 
 from tables import table
 
-from codereval.benchmarks.humanevalx import load_humanevalx
-from codereval.engine import Benchmark, EvalOptions, default_env_root, evaluate
+from codereval.evaluation.engine import Benchmark, EvalOptions, default_env_root, evaluate
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Sample, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.program import ProgramRunner

@@ -39,8 +39,8 @@ from pathlib import Path
 
 from tables import table
 
-from codereval.benchmarks.humanevalx import load_humanevalx
-from codereval.engine import default_env_root
+from codereval.evaluation.engine import default_env_root
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.model import Task
 from codereval.runners.program_source import build_program

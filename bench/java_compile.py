@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codereval.benchmarks import builtin_dir
-from codereval.benchmarks.codereval import load_records
 from codereval.benchmarks.samples import load_samples
+from codereval.families.codereval.records import load_records
 from codereval.java.compiler import (
     DEFAULT_OPTIONS,
     CompileResult,

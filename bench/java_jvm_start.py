@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from codereval.benchmarks import builtin_dir
-from codereval.benchmarks.codereval import load_records
-from codereval.benchmarks.humanevalx import load_humanevalx
 from codereval.benchmarks.samples import load_samples
+from codereval.families.codereval.records import load_records
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.java.compiler import DEFAULT_OPTIONS, CompileResult, JavaCompiler, WarmJavac
 from codereval.model import Sample
 from codereval.runners.base import RunContext

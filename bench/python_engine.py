@@ -40,7 +40,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codereval.engine import Benchmark, EvalOptions, evaluate
 from codereval.environments.base import Environment
 from codereval.environments.python import (
     default_root,
@@ -48,12 +47,13 @@ from codereval.environments.python import (
     is_sealed,
     venv_python,
 )
-from codereval.inject import InjectionError, inject_at, inject_last_def
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
 from codereval.model import Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.python import official_test_file
 from codereval.sandbox import ExecRequest, Mount, get_sandbox
-from codereval.workspace import choose_strategy, make_workspace, remove_tree
-from codereval.workspace_cache import WorkspaceCache
+from codereval.source.inject import InjectionError, inject_at, inject_last_def
+from codereval.workspace.cache import WorkspaceCache
+from codereval.workspace.views import choose_strategy, make_workspace, remove_tree
 
 GENERATED_FUNCTIONS = {
     "clamp": ("def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n", "clamp(5, 0, 3) == 3"),
@@ -127,7 +127,7 @@ def generated_inputs(root: Path, import_ms: int = 0) -> Inputs:
     )
     records_path = root / f"records-{project_name}.json"
     records_path.write_text(json.dumps({"RECORDS": records}))
-    from codereval.benchmarks.codereval import load_records
+    from codereval.families.codereval.records import load_records
 
     label = f"generated, import {import_ms} ms" if import_ms else "generated"
     return Inputs(name=label, tasks=load_records(records_path), manifest=manifest)

@@ -6,8 +6,8 @@ from math import comb
 
 import pytest
 
-from codereval.analysis import AccResult, acc_at_k, tokens_used
 from codereval.model import Language, OracleContext, Sample, Task
+from codereval.scoring.acc import AccResult, acc_at_k, tokens_used
 
 
 def _task(task_id: str, *, language: Language = Language.PYTHON, **tokens: tuple[str, ...]) -> Task:

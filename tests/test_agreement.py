@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from codereval.agreement import Agreement, compare_paths, load_causes
+from codereval.families.codereval.agreement import Agreement, compare_paths, load_causes
 from codereval.model import Outcome, Provenance, Sample, Verdict
-from codereval.store import export_outcomes, write_jsonl_models, write_run_json
+from codereval.storage.store import export_outcomes, write_jsonl_models, write_run_json
 
 TASK = "62ece4982e6aefcf4aabbd5f"
 OTHER = "62ece4982e6aefcf4aabbd60"

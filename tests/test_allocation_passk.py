@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from codereval.allocation import (
+from codereval.errors import UserError
+from codereval.model import Language, Outcome, Task, Verdict
+from codereval.scoring.allocation import (
     allocate,
     counts_from_outcomes,
     parse_weights,
     pass_at_k_pi,
 )
-from codereval.errors import UserError
-from codereval.metrics import pass_at_k
-from codereval.model import Language, Outcome, Task, Verdict
+from codereval.scoring.metrics import pass_at_k
 
 # Two problems; n = 4 samples per language.
 COUNTS = {

@@ -15,7 +15,7 @@ import pytest
 
 from codereval.analysis.agreement import TaskAgreement, agreement, summary
 from codereval.benchmarks import builtin_dir, load_benchmark
-from codereval.benchmarks.codereval import load_records
+from codereval.families.codereval.records import load_records
 
 Diff = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from codereval.analysis import format_all_context, format_oracle_context
-from codereval.benchmarks.codereval import parse_all_context, parse_oracle_context
+from codereval.families.codereval.records import parse_all_context, parse_oracle_context
 from codereval.model import AllContext, Language, OracleContext
 
 

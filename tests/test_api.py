@@ -22,7 +22,7 @@ from codereval import api
 from codereval.errors import UserError
 from codereval.generation.base import Backend, BackendConfig, Completion, SamplingOptions
 from codereval.model import Outcome, Sample, Task
-from codereval.prompts import Prompt
+from codereval.prompting.prompts import Prompt
 from codereval.runners import RUNNERS
 from codereval.runners.base import RunContext
 
@@ -493,7 +493,8 @@ def test_generate_errors(hx: api.Benchmark, kwargs: dict[str, object], message: 
 def test_import_codereval_stays_light_and_exports_the_api() -> None:
     code = (
         "import sys, codereval\n"
-        "assert 'codereval.engine' not in sys.modules and 'codereval.api' not in sys.modules\n"
+        "assert 'codereval.evaluation.engine' not in sys.modules\n"
+        "assert 'codereval.api' not in sys.modules\n"
         "from codereval import api\n"
         "assert codereval.evaluate is api.evaluate and codereval.Run is api.Run\n"
         "assert set(api.__all__) <= set(codereval.__all__) <= set(dir(codereval))\n"

@@ -14,21 +14,21 @@ from pathlib import Path
 import pytest
 from test_prepare_codereval_java import PARENT_POM
 
-from codereval.agreement import (
+from codereval.environments.base import load_manifest
+from codereval.errors import UserError
+from codereval.evaluation.gold import GoldStatus, classify, gold_summary, gold_table
+from codereval.families.codereval.agreement import (
     COMPILE_UNEXPLAINED,
     compare_compile,
     load_compile_causes,
     official_never_compiled,
 )
-from codereval.benchmarks.official import OfficialResults
-from codereval.environments.base import load_manifest
-from codereval.errors import UserError
-from codereval.gold import GoldStatus, classify, gold_summary, gold_table
+from codereval.families.codereval.official import OfficialResults
+from codereval.families.codereval.prepare.projects import place_project
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Language, Outcome, Sample, Stage, Task, Verdict
-from codereval.prepare.projects import place_project
 from codereval.runners.java import NO_TEST
-from codereval.store import Run
+from codereval.storage.store import Run
 
 needs_java = pytest.mark.skipif(missing_toolchain() is not None, reason="needs a JDK")
 
@@ -275,7 +275,7 @@ def test_gold_calls_a_task_without_tests_untested_only_when_its_reference_compil
 
 def _official(rows: dict[str, list[tuple[str, bool]]]) -> OfficialResults:
     """An official Java file in memory: task -> [(errormessage, is_pass)]."""
-    from codereval.benchmarks.official import _outcome as official_outcome
+    from codereval.families.codereval.official import _outcome as official_outcome
 
     outcomes = [official_outcome({"errormessage": message, "is_pass": passed},
                                  task_id=task, index=index, language=Language.JAVA)
@@ -336,7 +336,7 @@ def test_a_causes_file_with_an_unknown_official_verdict_is_refused(tmp_path: Pat
 
 def test_the_shipped_manifest_places_skywalkings_protocol_and_compiles_leetcode_folders_per_file(
 ) -> None:
-    from codereval.prepare.codereval_java import shipped_manifest
+    from codereval.families.codereval.prepare.codereval_java import shipped_manifest
 
     specs = {spec.name: spec for spec in load_manifest(shipped_manifest())}
     assert specs["apache/skywalking"].submodules == ("apm-protocol/apm-network/src/main/proto",)
@@ -465,7 +465,10 @@ def test_the_java_manifest_keeps_the_published_pins_but_where_evidence_says_othe
     compile there), which the published pin has; and "interviews-master" is kdn251/interviews,
     not the two repositories published for it (ChatGPT's passing samples are its code word for
     word), with the edits its platform copy needed to compile."""
-    from codereval.prepare.codereval_java import load_java_projects, shipped_manifest
+    from codereval.families.codereval.prepare.codereval_java import (
+        load_java_projects,
+        shipped_manifest,
+    )
 
     published = {p["git"]: p["commit"] for p in
                  json.loads((shared_data / "codereval" / "projects_public.json").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def test_the_shipped_manifest_names_every_benchmark_project(shared_data: Path) -> None:
-    from codereval.prepare.projects import load_project_specs
+    from codereval.families.codereval.prepare.projects import load_project_specs
 
     public = json.loads((shared_data / "codereval" / "projects_public.json").read_text())
     wanted = {p["project"] for p in public if p["language"] == "python" and p["task_ids"] != [[]]}
@@ -18,7 +18,7 @@ def test_the_shipped_manifest_names_every_benchmark_project(shared_data: Path) -
 
 
 def test_the_shipped_manifest_has_the_standalone_environment() -> None:
-    from codereval.prepare.projects import load_project_specs
+    from codereval.families.codereval.prepare.projects import load_project_specs
 
     standalone = load_project_specs(None)["standalone"]
     # The official standalone tests import these third-party packages.

@@ -93,7 +93,7 @@ def test_compat_reads_answers_by_the_original_rule(tmp_path: Path, run_cli) -> N
 def test_only_dd_tasks_go_to_the_dd_runner(tmp_path: Path) -> None:
     from ujb_rows import rows_of
 
-    from codereval.benchmarks.coderujb import load_coderujb
+    from codereval.families.coderujb.dataset import load_coderujb
 
     (dd, _) = load_coderujb(write_jsonl(tmp_path / "dd.jsonl", dd_rows()))
     assert runner_name_for(dd) == "coderujb-dd"

@@ -16,11 +16,11 @@ from live_processes import live_pids_with
 
 from codereval.benchmarks import builtin_dir, load_benchmark
 from codereval.environments.java import source_hash
+from codereval.families.coderujb.runner import DD_NOT_RUN, CoderUjbRunner
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Outcome, Sample, Task, UjbKind, Verdict
 from codereval.runners import runner_name_for
 from codereval.runners.base import RunContext
-from codereval.runners.coderujb import DD_NOT_RUN, CoderUjbRunner
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
 

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 from codereval.errors import UserError
-from codereval.model import Verdict
-from codereval.runners.base import RunContext
-from codereval.runners.defects4j import (
+from codereval.families.coderujb.defects4j import (
     D4J_MISSING,
     Defects4JExecutor,
     Defects4JOutputError,
@@ -21,6 +19,8 @@ from codereval.runners.defects4j import (
     parse_failing_tests,
     parse_test_summary,
 )
+from codereval.model import Verdict
+from codereval.runners.base import RunContext
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import ExecResult, Limits
 

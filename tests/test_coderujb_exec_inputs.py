@@ -10,8 +10,9 @@ import pytest
 
 import codereval
 from codereval.benchmarks import builtin_dir, load_benchmark
-from codereval.environments.bugs import load_bugs, split_version, version_spec
 from codereval.errors import UserError
+from codereval.families.coderujb.bugs import load_bugs, split_version, version_spec
+from codereval.families.coderujb.runner import classify_tests
 from codereval.java import artifacts
 from codereval.java.artifacts import Artifact, ArtifactUnavailable, ensure_artifact
 from codereval.java.jacoco import CoverageReportError, agent_option, class_coverage
@@ -24,7 +25,6 @@ from codereval.java.splice import (
 )
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Task, Verdict
-from codereval.runners.coderujb import classify_tests
 from codereval.sandbox.base import ExecResult
 
 MINI = builtin_dir("mini_coderujb")

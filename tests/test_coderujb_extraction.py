@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from ujb_rows import FUNCTION, fcg_row, rows_of, write_jsonl
 
-from codereval.benchmarks.coderujb import load_coderujb
 from codereval.errors import UserError
-from codereval.extraction import extract
-from codereval.extraction_ujb import parse_dd_answer, split_signature
+from codereval.families.coderujb.dataset import load_coderujb
+from codereval.families.coderujb.extraction import parse_dd_answer, split_signature
 from codereval.model import Task
-from codereval.prompts import PromptStyle, PromptVariant, build_prompt
+from codereval.prompting.extraction import extract
+from codereval.prompting.prompts import PromptStyle, PromptVariant, build_prompt
 
 
 def _task(tmp_path: Path, kind: str, index: int = 0) -> Task:

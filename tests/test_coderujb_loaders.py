@@ -23,8 +23,8 @@ from ujb_rows import (
 )
 
 from codereval.benchmarks import load_benchmark
-from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
 from codereval.errors import UserError
+from codereval.families.coderujb.dataset import is_coderujb_file, load_coderujb
 from codereval.model import Language, Task, UjbKind
 
 KINDS = ("fcg", "ctg", "itg", "apr", "dd")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from codereval.families.coderujb.metrics import UjbKindScore, dd_rates, reached, score_ujb
 from codereval.model import (
     Language,
     Outcome,
@@ -20,7 +21,6 @@ from codereval.model import (
     UjbSpec,
     Verdict,
 )
-from codereval.ujb_metrics import UjbKindScore, dd_rates, reached, score_ujb
 
 
 def _task(task_id: str, kind: UjbKind, *, defective: bool | None = None) -> Task:
@@ -245,11 +245,11 @@ def test_html_report_has_the_coderujb_section(tmp_path: Path, run_cli) -> None:
 def test_the_demo_prints_coderujb_metrics_for_coderujb_runs_only(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from codereval.cli.demo_cmd import _print_coderujb
+    from codereval.cli.demo_cmd import _print_family_metrics
 
     plain = Task(task_id="x", benchmark="b", language=Language.PYTHON, name="f")
     other = _run_dir(tmp_path / "plain", [plain], [Outcome(task_id="x", verdict=P)])
-    _print_coderujb([("mini-python", other), ("mini-coderujb", _all_kinds(tmp_path))], [1])
+    _print_family_metrics([("mini-python", other), ("mini-coderujb", _all_kinds(tmp_path))], [1])
     printed = capsys.readouterr().out
     assert "mini-coderujb: CoderUJB pass@k" in printed
     assert "mini-coderujb: CoderUJB rates" in printed

@@ -14,8 +14,8 @@ import pytest
 
 from codereval.benchmarks import builtin_dir, load_benchmark
 from codereval.benchmarks.samples import load_samples
-from codereval.engine import Benchmark, EvalOptions, evaluate
-from codereval.gold import gold_samples
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
+from codereval.evaluation.gold import gold_samples
 from codereval.model import Sample, Verdict
 
 MINI = builtin_dir("mini_python")
@@ -76,7 +76,7 @@ def test_gold_validation_of_the_mini_benchmark_finds_every_task_ok(tmp_path: Pat
             mode="reference x1", progress=False,
         ),
     )  # fmt: skip
-    from codereval.gold import GoldStatus, classify
+    from codereval.evaluation.gold import GoldStatus, classify
 
     rows = classify(tasks, samples, report.outcomes)
     flagged = {

@@ -21,12 +21,11 @@ from test_engine_support import (
     read_log,
 )
 
-from codereval import HARNESS_VERSION
-from codereval.engine import Benchmark, EvalOptions, evaluate
 from codereval.errors import UserError
-from codereval.model import Sample, Verdict
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
+from codereval.model import HARNESS_VERSION, Sample, Verdict
 from codereval.sandbox import get_sandbox
-from codereval.store import load_run
+from codereval.storage.store import load_run
 
 BENCH = Benchmark(name="unit", tasks=[ADD, NEG])
 

@@ -22,7 +22,6 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from codereval.marker import marker_seen, new_marker
 from codereval.model import (
     Language,
     Level,
@@ -36,6 +35,7 @@ from codereval.model import (
     Verdict,
 )
 from codereval.runners.base import RunContext, Runner
+from codereval.runners.marker import marker_seen, new_marker
 from codereval.sandbox.base import ExecRequest, Mount
 
 LOG_ENV = "CODEREVAL_TEST_LOG"

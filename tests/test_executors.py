@@ -15,9 +15,9 @@ import pytest
 from codereval.api import evaluate, load_benchmark
 from codereval.benchmarks import builtin_dir
 from codereval.benchmarks.samples import load_samples
-from codereval.engine import Benchmark, EvalOptions
-from codereval.engine import evaluate as run_engine
 from codereval.errors import UserError
+from codereval.evaluation.engine import Benchmark, EvalOptions
+from codereval.evaluation.engine import evaluate as run_engine
 from codereval.executors import EXECUTORS
 from codereval.executors.local import FreshExecutor
 from codereval.model import Outcome, Sample

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from codereval.extraction import extract, fenced_blocks
 from codereval.model import Language, Task
-from codereval.prompts import PromptStyle, build_prompt
+from codereval.prompting.extraction import extract, fenced_blocks
+from codereval.prompting.prompts import PromptStyle, build_prompt
 
 PY = Task(
     task_id="p", benchmark="codereval-python", language=Language.PYTHON, name="strip_root",

@@ -13,7 +13,7 @@ import pytest
 from codereval.errors import UserError
 from codereval.generation import BackendConfig, SamplingOptions, get_backend
 from codereval.model import Language, Task
-from codereval.prompts import build_prompt
+from codereval.prompting.prompts import build_prompt
 
 TASK = Task(task_id="p", benchmark="codereval-python", language=Language.PYTHON, name="f",
             signature="def f(x):", docstring="Double x.")

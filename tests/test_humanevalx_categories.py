@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codereval.categories import Category, category, distribution, format_distribution
 from codereval.model import Language, Outcome, Sample, Task, Verdict
+from codereval.scoring.categories import Category, category, distribution, format_distribution
 
 
 @pytest.mark.parametrize(

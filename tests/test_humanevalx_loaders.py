@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from codereval.benchmarks import load_benchmark
-from codereval.benchmarks.humanevalx import (
+from codereval.errors import UserError
+from codereval.families.humanevalx.dataset import (
     LANGUAGES,
     load_humanevalx,
     load_humanevalx_translation,
     load_problems,
 )
-from codereval.errors import UserError
 from codereval.model import Language
 from codereval.model import TestKind as Kind
 

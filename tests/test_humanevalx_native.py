@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from test_humanevalx_acceptance import broken_body
 
-from codereval.benchmarks.humanevalx import load_humanevalx
-from codereval.engine import default_env_root
+from codereval.evaluation.engine import default_env_root
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners import program_toolchains, toolchain_cache
 from codereval.runners.base import RunContext

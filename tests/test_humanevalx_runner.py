@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.humaneval import load_humaneval
-from codereval.benchmarks.humanevalx import load_humanevalx, load_humanevalx_translation
-from codereval.engine import default_env_root
+from codereval.evaluation.engine import default_env_root
+from codereval.families.humaneval.dataset import load_humaneval
+from codereval.families.humanevalx.dataset import load_humanevalx, load_humanevalx_translation
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.program import ProgramRunner

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.humanevalx import load_humanevalx
-from codereval.engine import default_env_root
+from codereval.evaluation.engine import default_env_root
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.program import ProgramRunner

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from codereval.inject import (
+from codereval.source.inject import (
     InjectionError,
     inject_at,
     inject_last_def,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from codereval.benchmarks import builtin_dir
-from codereval.benchmarks.codereval import load_records
 from codereval.benchmarks.samples import load_samples
+from codereval.families.codereval.records import load_records
 from codereval.java import cds
 from codereval.java.build import ensure_built
 from codereval.java.cds import SharedArchives, split_classpath

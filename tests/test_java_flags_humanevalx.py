@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_humanevalx_acceptance import broken_body
 
-from codereval.benchmarks.humanevalx import load_humanevalx
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Sample, Task, Verdict
 from codereval.runners import program_toolchains

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from codereval.benchmarks import builtin_dir
-from codereval.benchmarks.codereval import JAVA_KEYS, load_records
 from codereval.benchmarks.samples import load_samples
 from codereval.environments.base import load_manifest
 from codereval.environments.java import JavaEnvironmentBuilder, source_hash
+from codereval.families.codereval.records import JAVA_KEYS, load_records
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners.base import RunContext

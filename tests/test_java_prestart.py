@@ -15,8 +15,8 @@ import pytest
 from live_processes import live_pids_with
 
 from codereval.benchmarks import builtin_dir
-from codereval.benchmarks.codereval import load_records
 from codereval.benchmarks.samples import load_samples
+from codereval.families.codereval.records import load_records
 from codereval.java.compiler import CompileResult, WarmJavac
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Outcome, Sample, Task

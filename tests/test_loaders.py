@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.codereval import (
+from codereval.benchmarks.samples import load_samples
+from codereval.errors import UserError
+from codereval.families.codereval.official import load_prompt_file
+from codereval.families.codereval.records import (
     load_records,
     parse_all_context,
     parse_oracle_context,
 )
-from codereval.benchmarks.official import load_prompt_file
-from codereval.benchmarks.samples import load_samples
-from codereval.errors import UserError
 from codereval.model import Language, Level, Outcome, Sample, Task, Verdict
 
 JAVA_RECORD = {

@@ -1,8 +1,8 @@
 """The completion marker stays secret from the sample in every language of the program runner.
 
 A HumanEval / HumanEval-X program passes only if it exits 0 *and* prints the per-run marker
-(codereval.marker) after the test returned. Hostile samples of task 0 of each language try to
-learn the marker without passing the test, print it and exit 0 at once:
+(codereval.runners.marker) after the test returned. Hostile samples of task 0 of each language
+try to learn the marker without passing the test, print it and exit 0 at once:
 
 * search: every file under the working directory, /tmp, /dev/shm, $TMPDIR and $HOME (and the
   classpath for Java), /proc/self/exe, /proc/self/cmdline and environ, the files
@@ -42,8 +42,8 @@ import pytest
 from test_humanevalx_runner import make_ctx, run_all
 from test_warm_executor import _bwrap
 
-from codereval.benchmarks.humaneval import load_humaneval
-from codereval.benchmarks.humanevalx import load_humanevalx
+from codereval.families.humaneval.dataset import load_humaneval
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Outcome, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.program import WARM_LANGUAGES, ProgramRunner
@@ -1611,7 +1611,7 @@ def test_through_ray_the_file_search_fails_and_the_reference_passes(
     tmp_path: Path,
 ) -> None:
     from codereval.api import evaluate, load_benchmark
-    from codereval.engine import default_env_root
+    from codereval.evaluation.engine import default_env_root
 
     languages = [lang for lang in LANGUAGES if lang != "humaneval"]
     tasks = [task_zero(lang, hx) for lang in languages]

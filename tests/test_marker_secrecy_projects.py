@@ -41,13 +41,13 @@ from test_python_runner import (  # noqa: F401  (env_root: a fixture)
 
 from codereval import data
 from codereval.benchmarks import load_benchmark
-from codereval.benchmarks.codereval import load_records
+from codereval.families.codereval.records import load_records
+from codereval.families.coderujb.runner import CoderUjbRunner
 from codereval.java.toolchain import missing_toolchain
-from codereval.marker import new_marker
 from codereval.model import Outcome, Sample, Task, Verdict
 from codereval.runners.base import RunContext
-from codereval.runners.coderujb import CoderUjbRunner
 from codereval.runners.java import JavaProjectRunner
+from codereval.runners.marker import new_marker
 from codereval.runners.python import PythonProjectRunner
 from codereval.sandbox import Limits
 
@@ -60,7 +60,7 @@ MARKER = re.compile(r"CODEREVAL-DONE-[0-9a-f]{32}")
 @pytest.fixture
 def markers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every marker the project runners hand out during the test."""
-    import codereval.runners.coderujb
+    import codereval.families.coderujb.runner
     import codereval.runners.java
     import codereval.runners.python
 
@@ -70,7 +70,11 @@ def markers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         made.append(new_marker())
         return made[-1]
 
-    for module in (codereval.runners.python, codereval.runners.java, codereval.runners.coderujb):
+    for module in (
+        codereval.runners.python,
+        codereval.runners.java,
+        codereval.families.coderujb.runner,
+    ):
         monkeypatch.setattr(module, "new_marker", recorded)
     return made
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from codereval.metrics import parse_ks, pass_at_k, pass_at_k_exact, score
 from codereval.model import Level, Location, Outcome, Task, Verdict
+from codereval.scoring.metrics import parse_ks, pass_at_k, pass_at_k_exact, score
 
 
 def brute_force(n: int, c: int, k: int) -> float:
@@ -123,7 +123,7 @@ def test_parse_ks() -> None:
 
 
 def test_bootstrap_interval_is_reproducible_and_brackets_the_mean() -> None:
-    from codereval.metrics import bootstrap_interval
+    from codereval.scoring.metrics import bootstrap_interval
 
     values = [1.0] * 30 + [0.0] * 70
     first = bootstrap_interval(values, resamples=500)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codereval.metrics import score_groups, task_pass_at
 from codereval.model import Language, Level, Location, Outcome, Task, Verdict
-from codereval.paired import compare_paired, paired_bootstrap_interval, sign_flip_p_value
+from codereval.scoring.metrics import score_groups, task_pass_at
+from codereval.scoring.paired import compare_paired, paired_bootstrap_interval, sign_flip_p_value
 
 RESULTS = Path("codereval") / "results" / "python"
 

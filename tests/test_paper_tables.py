@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.official import load_official_results
-from codereval.metrics import Scoreboard, score
+from codereval.families.codereval.official import load_official_results
+from codereval.scoring.metrics import Scoreboard, score
 
 # Table 3 (pass@1/5/10). PanGu-Coder Python pass@1 is printed as 11.83 in the paper; its
 # released file gives 11.87 (one sample differs), and we assert what the data gives.

@@ -11,11 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from codereval.agreement import compile_state
-from codereval.benchmarks.codereval import JAVA_KEYS
+from codereval.families.codereval.agreement import compile_state
+from codereval.families.codereval.prepare.java_locate import (
+    index_methods,
+    locate,
+    methods_of,
+    signature_of,
+)
+from codereval.families.codereval.records import JAVA_KEYS
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Outcome, Stage, Verdict
-from codereval.prepare.java_locate import index_methods, locate, methods_of, signature_of
 from codereval.runners.java import NO_TEST
 
 UTIL = """package demo;

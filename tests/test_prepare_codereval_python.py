@@ -21,8 +21,8 @@ from codereval_world import (
     make_world,
 )
 
-from codereval.benchmarks.codereval import load_records
 from codereval.environments.base import load_manifest
+from codereval.families.codereval.records import load_records
 from codereval.model import TestKind
 
 
@@ -290,8 +290,8 @@ def test_the_official_image_gives_tests_and_projects_without_docker(
 ])
 def test_the_test_text_decides_standalone_or_project(level: str, text: str, standalone: bool) \
         -> None:
+    from codereval.families.codereval.prepare.layout import is_standalone_test
     from codereval.model import Language, Location, Task
-    from codereval.prepare.layout import is_standalone_test
 
     task = Task.model_validate({
         "task_id": "6400000000000000000000ff", "benchmark": "codereval-python",

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from codereval.errors import UserError
-from codereval.prepare.docker_image import extract_image_tree
+from codereval.families.codereval.prepare.docker_image import extract_image_tree
 
 REPOS = "home/travis/builds/repos"
 

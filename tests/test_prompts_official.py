@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.codereval import load_records
+from codereval.families.codereval.records import load_records
 from codereval.model import Language, Task
-from codereval.prompts import (
+from codereval.prompting.prompts import (
     PromptStyle,
     PromptVariant,
     base_prompt,

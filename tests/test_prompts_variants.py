@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.codereval import load_records
 from codereval.errors import UserError
+from codereval.families.codereval.records import load_records
 from codereval.model import AllContext, Language, Location, OracleContext, Task
-from codereval.prompts import PromptStyle, PromptVariant, base_prompt, build_prompt
-from codereval.skeleton import java_skeleton, python_skeleton
+from codereval.prompting.prompts import PromptStyle, PromptVariant, base_prompt, build_prompt
+from codereval.source.skeleton import java_skeleton, python_skeleton
 
 FILE = '''import os
 from typing import List

@@ -1,4 +1,4 @@
-"""Our Python parsing is safe from several threads at once (codereval.pyast).
+"""Our Python parsing is safe from several threads at once (codereval.source.pyast).
 
 CPython up to 3.12 counts the depth of a tree being converted to Python objects on a counter
 all threads share: when one thread's conversion lets another run (a garbage collection running
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from codereval import pyast
+from codereval.source import pyast
 
 SOURCE = "\n".join(
     f"def f{i}(a, b):\n    return [x for x in range(a) if (x + b) * {i} > 3 and (lambda y: y)(x)]"
@@ -85,4 +85,4 @@ def test_no_module_of_ours_parses_python_without_the_lock() -> None:
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if direct.search(line)
     ]
-    assert offenders == [], "use codereval.pyast.parse / literal_eval"
+    assert offenders == [], "use codereval.source.pyast.parse / literal_eval"

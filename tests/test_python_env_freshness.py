@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codereval.benchmarks.codereval import load_records
+from codereval.families.codereval.records import load_records
 from codereval.model import Sample, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.python import PythonProjectRunner

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from codereval import data
-from codereval.benchmarks.codereval import load_records
 from codereval.environments import load_manifest
 from codereval.environments.python import PythonEnvironmentBuilder, default_root
+from codereval.families.codereval.records import load_records
 from codereval.model import Sample, Task, Verdict
 from codereval.runners.base import RunContext
 from codereval.runners.python import PythonProjectRunner
 from codereval.sandbox import Limits, get_sandbox, sandbox_class
-from codereval.workspace import tree_hash
+from codereval.workspace.views import tree_hash
 
 LIMITS = Limits(wall_time=4.0, memory_mb=512, processes=64)
 
@@ -206,8 +206,8 @@ def test_missing_tests_dir_is_a_user_error(tasks: dict[str, Task], tmp_path: Pat
 
 
 def test_a_pass_needs_this_runs_marker() -> None:
-    from codereval.marker import new_marker
     from codereval.model import Outcome, Stage
+    from codereval.runners.marker import new_marker
     from codereval.runners.python import _judge
     from codereval.sandbox import ExecResult
 
@@ -316,7 +316,7 @@ def test_the_harness_imports_nothing_per_sample_that_a_warm_worker_preloads(
     import sys
     from importlib import resources
 
-    from codereval.marker import new_marker
+    from codereval.runners.marker import new_marker
     from codereval.runners.python import WARM_STDLIB
 
     project = tmp_path / "project"

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 from test_generation_server import fake_openai
 
-from codereval.benchmarks.humanevalx import load_humanevalx
 from codereval.cli.app import app
+from codereval.families.humanevalx.dataset import load_humanevalx
 
 
 @pytest.mark.slow

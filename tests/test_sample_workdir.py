@@ -15,7 +15,7 @@ from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.warm import WarmPool
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 NOBODY = 65534
 

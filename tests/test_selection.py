@@ -10,11 +10,11 @@ from test_engine_support import ADD, NEG, make_task, passing_samples, write_reco
 
 import codereval
 from codereval.cli.app import main
-from codereval.engine import Benchmark
 from codereval.errors import UserError
+from codereval.evaluation.engine import Benchmark
+from codereval.evaluation.selection import TaskFilter, read_task_ids, samples_of
 from codereval.model import Level, Location, Task
 from codereval.runners import RUNNERS
-from codereval.selection import TaskFilter, read_task_ids, samples_of
 
 # Four tasks over two levels and two projects.
 DOUBLE = make_task("double", name="double", reference="def double(x):\n    return 2 * x\n",

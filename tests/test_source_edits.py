@@ -15,8 +15,8 @@ from codereval.environments.base import load_manifest
 from codereval.environments.edits import EditFailed, SourceEdit, apply_edits, parse_edits
 from codereval.environments.java import JavaEnvironmentBuilder
 from codereval.errors import UserError
-from codereval.prepare.codereval_java import shipped_manifest
-from codereval.prepare.projects import place_project
+from codereval.families.codereval.prepare.codereval_java import shipped_manifest
+from codereval.families.codereval.prepare.projects import place_project
 
 # As the public repository has it: no import, and a constructor named after another class.
 LOGGER = """// Design a logger system.

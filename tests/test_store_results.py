@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codereval.benchmarks.official import load_official_results
 from codereval.errors import UserError
+from codereval.families.codereval.official import load_official_results
 from codereval.model import (
     Language,
     Level,
@@ -20,7 +20,7 @@ from codereval.model import (
     Task,
     Verdict,
 )
-from codereval.store import (
+from codereval.storage.store import (
     ResultStore,
     current_outcomes,
     export_official,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_engine_support import LOG_ENV, SnippetRunner, make_task, read_log
 
-from codereval.engine import Benchmark, EvalOptions, evaluate
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
 from codereval.executors.sample import RERUN_NOTE, waited_out
 from codereval.model import Outcome, Sample, Verdict
 from codereval.sandbox import get_sandbox

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from codereval.benchmarks import load_benchmark
-from codereval.benchmarks.humanevalx import load_humanevalx
-from codereval.engine import Benchmark, EvalOptions, evaluate
+from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
 from codereval.executors.sample import RERUN_NOTE
+from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Outcome, Provenance, Sample, Task
 from codereval.sandbox.bwrap import BwrapSandbox
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codereval.workspace import make_workspace, remove_tree, seal, tree_hash
-from codereval.workspace_cache import WorkspaceCache, scan
+from codereval.workspace.cache import WorkspaceCache, scan
+from codereval.workspace.views import make_workspace, remove_tree, seal, tree_hash
 
 CHANGED_A = {"pkg/mod.py": "def f():\n    return 'a'\n"}
 CHANGED_B = {"pkg/other.py": "def g():\n    return 'b'\n"}

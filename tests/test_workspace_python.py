@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codereval.workspace import (
+from codereval.workspace.views import (
     SEALED_UID,
     choose_strategy,
     make_workspace,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codereval.model import (
+    HARNESS_VERSION,
     Language,
     Level,
     Outcome,
@@ -24,14 +25,10 @@ from codereval.model import (
     Stage,
     Task,
     Verdict,
+    __version__,
 )
 
-__version__ = "0.1.0"
-# Bumped whenever a change to the harness could change a verdict; recorded with every outcome.
-HARNESS_VERSION = "codereval-harness/2"
-
 if TYPE_CHECKING:
-    from codereval.agreement import Agreement
     from codereval.api import (
         Benchmark,
         Run,
@@ -43,10 +40,11 @@ if TYPE_CHECKING:
         score,
     )
     from codereval.errors import UserError
+    from codereval.families.codereval.agreement import Agreement
 
 # Public name -> the module that defines it.
 _LAZY = {
-    "Agreement": "codereval.agreement",
+    "Agreement": "codereval.families.codereval.agreement",
     "Benchmark": "codereval.api",
     "Run": "codereval.api",
     "Scores": "codereval.api",

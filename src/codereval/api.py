@@ -28,20 +28,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codereval import engine, store
 from codereval.errors import UserError
+from codereval.evaluation import engine
+from codereval.evaluation.selection import samples_of
 from codereval.model import Sample, Task
 from codereval.sandbox.base import DEFAULT_DISK_MB
-from codereval.scoring import Scores
-from codereval.selection import samples_of
+from codereval.scoring.scores import Scores
+from codereval.storage import store
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from codereval.agreement import Agreement
+    from codereval.families.codereval.agreement import Agreement
     from codereval.generation.base import Backend, SamplingOptions
     from codereval.generation.session import GenerationReport
-    from codereval.prompts import Prompt, PromptStyle, PromptVariant
+    from codereval.prompting.prompts import Prompt, PromptStyle, PromptVariant
 
 # A file or directory given as a string or a path.
 PathArg = str | os.PathLike[str]
@@ -151,7 +152,7 @@ def open_benchmark(
     A built-in benchmark brings its projects manifest, official tests and samples unless given.
     """
     if prepared is not None:
-        from codereval.prepare.codereval_python import read_prepared
+        from codereval.families.codereval.prepare.codereval_python import read_prepared
 
         if tasks_path is not None or name is not None:
             raise UserError("--prepared names the tasks; do not pass --tasks or --benchmark")
@@ -183,26 +184,13 @@ def _load_tasks(
     benchmark: str | None, tasks_path: Path | None, data_dir: Path | None
 ) -> tuple[str, list[Task], str, Path | None]:
     """(benchmark name, tasks, source, built-in folder when the benchmark ships one)."""
-    from codereval.benchmarks import builtin_dir, load_benchmark
-    from codereval.benchmarks.codereval import load_records
+    from codereval.benchmarks import builtin_dir, load_benchmark, read_tasks_file
 
     if benchmark is None:
         if tasks_path is None:
-            raise UserError(
-                "nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME"
-            )
-        from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
-        from codereval.benchmarks.mini_coderujb import is_tasks_jsonl, load_tasks_jsonl
-
-        if is_tasks_jsonl(tasks_path):
-            # Our own format (`codereval tasks` output, a user's own CoderUJB-style bugs):
-            # each task says its benchmark; the run is named after the first.
-            tasks = load_tasks_jsonl(tasks_path)
-            name = tasks[0].benchmark if tasks else "tasks"
-            return name, tasks, str(tasks_path), None
-        if is_coderujb_file(tasks_path):
-            return "coderujb", load_coderujb(tasks_path), str(tasks_path), None
-        return "codereval", load_records(tasks_path), str(tasks_path), None
+            raise UserError("nothing to evaluate", hint="pass --tasks RECORDS or --benchmark NAME")
+        name, tasks = read_tasks_file(tasks_path)
+        return name, tasks, str(tasks_path), None
     tasks = load_benchmark(benchmark, data_dir=data_dir, tasks_path=tasks_path)
     folder = builtin_dir(benchmark.replace("-", "_")) if benchmark.startswith("mini-") else None
     source = str(tasks_path or folder or data_dir or benchmark)
@@ -255,8 +243,10 @@ def select_tasks(
         known = {t.task_id for t in tasks}
         unknown = [i for i in task_ids if i not in known]
         if unknown:
-            raise UserError(f"unknown task id {unknown[0]!r} in {name}",
-                            hint="list the ids with `codereval tasks`")
+            raise UserError(
+                f"unknown task id {unknown[0]!r} in {name}",
+                hint="list the ids with `codereval tasks`",
+            )
         wanted = set(task_ids)
         tasks = [t for t in tasks if t.task_id in wanted]
     if limit is not None:
@@ -445,8 +435,9 @@ def evaluate_samples(
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
 
-    _check_options(jobs=jobs, timeout=timeout, memory_mb=memory_mb, disk_mb=disk_mb,
-                   sandbox=sandbox)
+    _check_options(
+        jobs=jobs, timeout=timeout, memory_mb=memory_mb, disk_mb=disk_mb, sandbox=sandbox
+    )
     _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
@@ -504,8 +495,9 @@ def evaluate_samples(
     )
 
 
-def _check_options(*, jobs: int | None, timeout: float, memory_mb: int, disk_mb: int,
-                   sandbox: str) -> None:
+def _check_options(
+    *, jobs: int | None, timeout: float, memory_mb: int, disk_mb: int, sandbox: str
+) -> None:
     """What the CLI's option types check, for callers that are not the CLI."""
     if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
         raise UserError(f"jobs must be at least 1, got {jobs!r}")
@@ -567,8 +559,8 @@ def score(
     records file whose levels and projects are used (results for other ids are an error);
     ``exclude_flagged`` a gold.jsonl (or task ids) whose flagged tasks are left out.
     """
-    from codereval.benchmarks.codereval import load_records
-    from codereval.scoring import (
+    from codereval.benchmarks import read_tasks_file
+    from codereval.scoring.scores import (
         ScoredInput,
         check_against_records,
         load_flagged,
@@ -582,7 +574,7 @@ def score(
     if n < 1:
         raise UserError(f"n must be at least 1, got {n}")
     records = Path(tasks) if tasks is not None else None
-    record_tasks = load_records(records) if records is not None else None
+    record_tasks = read_tasks_file(records)[1] if records is not None else None
     if exclude_flagged is None:
         excluded: list[str] = []
     elif isinstance(exclude_flagged, str | os.PathLike):
@@ -645,15 +637,23 @@ def compare(
     (``jobs`` in parallel) to tell nondeterministic samples apart. Raises UserError when the
     run's samples are not the file's.
     """
-    from codereval.agreement import compare_paths
+    from codereval.families.codereval.agreement import compare_paths
 
     run_dir = run.path if isinstance(run, store.Run) else Path(run)
     gold_path = Path(gold) if gold is not None else None
     if gold_path is not None and not gold_path.is_file():
-        raise UserError(f"gold file not found: {gold_path}",
-                        hint="pass the gold.jsonl that `codereval evaluate --reference` wrote")
-    return compare_paths(run_dir, Path(official_out), label=label, gold_path=gold_path,
-                         recheck_times=recheck, jobs=jobs)
+        raise UserError(
+            f"gold file not found: {gold_path}",
+            hint="pass the gold.jsonl that `codereval evaluate --reference` wrote",
+        )
+    return compare_paths(
+        run_dir,
+        Path(official_out),
+        label=label,
+        gold_path=gold_path,
+        recheck_times=recheck,
+        jobs=jobs,
+    )
 
 
 # --- generation ----------------------------------------------------------------------------
@@ -697,7 +697,7 @@ def generate(
     """
     from codereval.generation.base import SamplingOptions
     from codereval.generation.session import existing_samples
-    from codereval.prompts import build_prompts
+    from codereval.prompting.prompts import build_prompts
 
     bench = _as_benchmark(benchmark)
     tasks = select_tasks(bench.tasks, name=bench.name, task_ids=task_ids, limit=limit)
@@ -734,8 +734,10 @@ def generate(
         samples = [s for s in existing_samples(path) if s.task_id in wanted]
     if report.failed:
         worst, times = report.errors.most_common(1)[0]
-        where = f"details in {report.errors_path}; call again to retry them" if out else (
-            "pass out=FILE to keep them and retry only those"
+        where = (
+            f"details in {report.errors_path}; call again to retry them"
+            if out
+            else ("pass out=FILE to keep them and retry only those")
         )
         warnings.warn(
             f"{report.failed} sample request(s) failed and were not kept "
@@ -799,7 +801,7 @@ def generate_file(
 
 
 def _prompt_kind(prompt: str, style: str) -> tuple[PromptVariant, PromptStyle]:
-    from codereval.prompts import PromptStyle, PromptVariant
+    from codereval.prompting.prompts import PromptStyle, PromptVariant
 
     try:
         variant = PromptVariant(prompt)

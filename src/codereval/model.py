@@ -13,6 +13,10 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__version__ = "0.1.0"
+# Bumped whenever a change to the harness could change a verdict; recorded with every outcome.
+HARNESS_VERSION = "codereval-harness/2"
+
 
 class Frozen(BaseModel):
     """Base of every value type: immutable, strict about unknown fields, JSON-friendly."""

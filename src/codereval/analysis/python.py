@@ -14,12 +14,12 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codereval import pyast
 from codereval.analysis.deps import Analysis, Dependency, RefKind, Scope
 from codereval.analysis.levels import level_of, oracle_context_of
 from codereval.analysis.stdlib import PythonEnvironment, current_python
 from codereval.errors import UserError
 from codereval.model import AllContext, Language
+from codereval.source import pyast
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from codereval.errors import UserError
-from codereval.jsonl import iter_jsonl, require_file
 from codereval.model import Sample
+from codereval.storage.jsonl import iter_jsonl, require_file
 
 
 def load_samples(path: Path) -> list[Sample]:

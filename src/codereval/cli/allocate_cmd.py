@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 
 def _read_run(run_dir: Path) -> tuple[list[Task], list[Outcome]]:
-    from codereval.jsonl import iter_jsonl
     from codereval.model import Outcome, Task
+    from codereval.storage.jsonl import iter_jsonl
 
     for name in ("tasks.jsonl", "outcomes.jsonl"):
         if not (run_dir / name).is_file():
@@ -46,7 +46,12 @@ def allocate_command(runs: tuple[Path, ...], budget: int, strategies: tuple[str,
       codereval allocate runs/py runs/cpp runs/java runs/js runs/go --k 10
       codereval allocate runs/* --k 5 --strategy weighted --weights python=2,cpp=1
     """
-    from codereval.allocation import allocate, counts_from_outcomes, parse_weights, pass_at_k_pi
+    from codereval.scoring.allocation import (
+        allocate,
+        counts_from_outcomes,
+        parse_weights,
+        pass_at_k_pi,
+    )
 
     tasks: list[Task] = []
     outcomes: list[Outcome] = []

@@ -31,12 +31,10 @@ def _register() -> None:
     from codereval.cli import (
         allocate_cmd,
         analyze_cmd,
-        compare_cmd,
         demo_cmd,
         env_cmd,
         evaluate_cmd,
         generate_cmd,
-        prepare_cmd,
         report_cmd,
         score_cmd,
         tasks_cmd,
@@ -46,9 +44,7 @@ def _register() -> None:
         score_cmd,
         report_cmd,
         tasks_cmd,
-        prepare_cmd,
         evaluate_cmd,
-        compare_cmd,
         env_cmd,
         generate_cmd,
         analyze_cmd,
@@ -56,6 +52,12 @@ def _register() -> None:
         demo_cmd,
     ):
         module.register(app)
+    # Commands a benchmark family brings (CoderEval's prepare and compare), from the registry.
+    from codereval.benchmarks import families
+
+    for family in families():
+        for command in family.commands():
+            app.add_command(command)
 
 
 _register()

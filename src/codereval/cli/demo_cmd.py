@@ -59,10 +59,10 @@ def demo_command(
     """
     from codereval.api import score as score_run
     from codereval.cli.evaluate_cmd import evaluate_command
-    from codereval.metrics import parse_ks, score
     from codereval.report.html import REPORT_CI, write_report
     from codereval.report.table import print_wide, render_scoreboards
-    from codereval.scoring import load_scored_input
+    from codereval.scoring.metrics import parse_ks, score
+    from codereval.scoring.scores import load_scored_input
 
     chosen = list(only) or list(DEMO_BENCHMARKS)
     runs: list[tuple[str, Path]] = []
@@ -89,7 +89,7 @@ def demo_command(
     click.echo()
     for table in kinds:
         print_wide(table)
-    _print_coderujb(runs, ks)
+    _print_family_metrics(runs, ks)
     click.echo(
         f"\nOutcomes, with the isolation used and their provenance, are in "
         f"{out}/<benchmark>/outcomes.jsonl."
@@ -103,25 +103,26 @@ def demo_command(
     click.echo(f"HTML report (plots, every sample of every task): {report}")
 
 
-def _print_coderujb(runs: list[tuple[str, Path]], ks: Sequence[int]) -> None:
-    """CoderUJB's own metrics (pass@k by level, trigger and coverage rates, DD's F1) for the runs
-    that hold CoderUJB tasks: its pass@k alone mixes five kinds of task."""
+def _print_family_metrics(runs: list[tuple[str, Path]], ks: Sequence[int]) -> None:
+    """Each family's own metrics for the runs that hold its tasks (CoderUJB: pass@k by level,
+    trigger and coverage rates, DD's F1; its pass@k alone mixes five kinds of task)."""
+    from codereval.benchmarks import families
     from codereval.report.table import print_wide
-    from codereval.report.ujb import render_ujb, ujb_notes
-    from codereval.scoring import load_scored_input
-    from codereval.ujb_metrics import score_ujb
+    from codereval.scoring.scores import family_sections, load_scored_input
 
     for name, run_dir in runs:
         item = load_scored_input(run_dir, label=name)
-        scores = score_ujb(item.tasks, item.outcomes, ks=ks)
-        if scores is None:
-            continue
-        click.echo()
-        for table in render_ujb([name], [scores], ks):
-            table.title = f"{name}: {table.title}"
-            print_wide(table)
-        for note in ujb_notes([name], [scores]):
-            click.echo(f"note: {note}")
+        sections = family_sections(item, ks=tuple(ks))
+        for family in families():
+            section = sections.get(family.name)
+            if section is None:
+                continue
+            click.echo()
+            for table in family.score_tables([name], [section], ks):
+                table.title = f"{name}: {table.title}"
+                print_wide(table)
+            for note in family.score_notes([name], [section]):
+                click.echo(f"note: {note}")
 
 
 def _kinds_table(name: str, run_dir: Path) -> Table:
@@ -131,7 +132,7 @@ def _kinds_table(name: str, run_dir: Path) -> Table:
     from rich.table import Table
 
     from codereval.benchmarks import builtin_dir
-    from codereval.scoring import load_scored_input
+    from codereval.scoring.scores import load_scored_input
 
     kind_of: dict[tuple[str, int], str] = {}
     samples_file = builtin_dir(name.replace("-", "_")) / "samples.jsonl"

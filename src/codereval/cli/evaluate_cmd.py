@@ -206,7 +206,7 @@ def evaluate_command(
         projects=projects,
         prepared=prepared,
     )
-    from codereval.selection import read_task_ids, samples_of
+    from codereval.evaluation.selection import read_task_ids, samples_of
 
     whole = bench
     bench = bench.select(task_ids=read_task_ids(only_tasks), levels=only_levels,
@@ -214,7 +214,7 @@ def evaluate_command(
     samples: list[Sample]
     given = 0
     if reference:
-        from codereval.gold import gold_samples
+        from codereval.evaluation.gold import gold_samples
 
         samples = gold_samples(bench.tasks, repeat=repeat or 3)
         official_name = ""
@@ -283,7 +283,7 @@ def evaluate_command(
             "see outcomes.jsonl"
         )
     if reference:
-        from codereval.gold import classify, gold_summary, gold_table, write_gold
+        from codereval.evaluation.gold import classify, gold_summary, gold_table, write_gold
 
         rows = classify(report.tasks, report.samples, report.outcomes)
         path = write_gold(run_dir / "gold.jsonl", rows)

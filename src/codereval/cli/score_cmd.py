@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from codereval.benchmarks import families
 from codereval.errors import UserError
 
 if TYPE_CHECKING:
@@ -15,11 +16,11 @@ if TYPE_CHECKING:
 
     from rich.table import Table
 
-    from codereval.analysis.acc import AccResult
-    from codereval.categories import Category
-    from codereval.metrics import Scoreboard
-    from codereval.paired import PairedComparison
-    from codereval.scoring import Scores
+    from codereval.scoring.acc import AccResult
+    from codereval.scoring.categories import Category
+    from codereval.scoring.metrics import Scoreboard
+    from codereval.scoring.paired import PairedComparison
+    from codereval.scoring.scores import Scores
 
 
 def scoring_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -69,8 +70,8 @@ def score_inputs(
 ) -> list[Scores]:
     """Score each input (labels from their paths, made unique)."""
     from codereval.api import score
-    from codereval.metrics import parse_ks
-    from codereval.scoring import default_label
+    from codereval.scoring.metrics import parse_ks
+    from codereval.scoring.scores import default_label
 
     try:
         ks = parse_ks(k_text)
@@ -157,7 +158,7 @@ def score_command(
       codereval score runs/ujb-fcg --k 1,5 --ci
     """
     from codereval.report.table import print_wide, render_scoreboards
-    from codereval.scoring import dump_json
+    from codereval.scoring.scores import dump_json
 
     if paired and len(inputs) < 2:
         raise UserError("--paired needs two or more inputs", hint="codereval score A B --paired")
@@ -201,18 +202,16 @@ def score_command(
     extra = [render_acc(boards, accs)] if any(acc is not None for acc in accs) else []
     if any(counts is not None for counts in categories):
         extra.append(render_categories(boards, categories))
-    ujbs = [result.ujb for result in results]
-    if any(ujb is not None for ujb in ujbs):
-        from codereval.report.ujb import render_ujb, ujb_notes
-
-        labels = [board.label for board in boards]
-        extra += render_ujb(labels, ujbs, boards[0].ks)
+    labels = [board.label for board in boards]
+    family_notes: list[str] = []
+    for family in families():
+        sections = [result.sections.get(family.name) for result in results]
+        if any(section is not None for section in sections):
+            extra += family.score_tables(labels, sections, boards[0].ks)
+            family_notes += family.score_notes(labels, sections)
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
-    for note in selection_notes(inputs):
+    for note in [*selection_notes(inputs), *family_notes]:
         click.echo(f"note: {note}")
-    if any(ujb is not None for ujb in ujbs):
-        for note in ujb_notes(labels, ujbs):
-            click.echo(f"note: {note}")
     if paired:
         click.echo()
         print_wide(render_paired(comparisons, ks=boards[0].ks))
@@ -222,16 +221,18 @@ def score_command(
 
 def selection_notes(inputs: Sequence[Path]) -> list[str]:
     """Runs of part of a benchmark (evaluate --only-*) say so: their scores are over that part."""
-    from codereval.store import read_run_json
+    from codereval.storage.store import read_run_json
 
     notes = []
     for path in inputs:
         meta = read_run_json(path) if path.is_dir() else None
         bench = meta.get("benchmark") if meta else None
         if isinstance(bench, dict) and bench.get("selection"):
-            notes.append(f"{path} evaluated {bench.get('tasks')} task(s) of {bench.get('name')}, "
-                         f"selected with {' '.join(map(str, bench['selection']))}: its scores "
-                         "are over those tasks only")
+            notes.append(
+                f"{path} evaluated {bench.get('tasks')} task(s) of {bench.get('name')}, "
+                f"selected with {' '.join(map(str, bench['selection']))}: its scores "
+                "are over those tasks only"
+            )
     return notes
 
 
@@ -239,7 +240,7 @@ def render_paired(comparisons: Sequence[PairedComparison], *, ks: Sequence[int])
     from rich.table import Table
     from rich.text import Text
 
-    from codereval.paired import format_p
+    from codereval.scoring.paired import format_p
 
     table = Table(
         title="paired comparison: difference in pass@k (points, first − second), "
@@ -277,7 +278,7 @@ def render_categories(
 ) -> Table:
     from rich.table import Table
 
-    from codereval.categories import JUDGED, Category, percentages
+    from codereval.scoring.categories import JUDGED, Category, percentages
 
     table = Table(
         title="result categories (% of judged samples, CodeGeeX Figure 7)", title_justify="left"

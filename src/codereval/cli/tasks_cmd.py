@@ -53,14 +53,10 @@ def tasks_command(
       codereval tasks code_ujb_repair.parquet --project Lang
       codereval tasks task_testgen_bench_default.json --kind ctg --json
     """
-    from codereval.benchmarks.codereval import load_records
-    from codereval.benchmarks.coderujb import is_coderujb_file, load_coderujb
+    from codereval.benchmarks import read_tasks_file
     from codereval.report.table import print_wide, render_tasks
 
-    if kind is not None or is_coderujb_file(records):
-        tasks = load_coderujb(records, kind=kind)
-    else:
-        tasks = load_records(records)
+    _, tasks = read_tasks_file(records, kind=kind)
     if show_id is not None:
         matches = [t for t in tasks if t.task_id == show_id]
         if not matches:
@@ -92,7 +88,7 @@ def _show(task: Task) -> None:
     from rich.syntax import Syntax
     from rich.table import Table
 
-    from codereval.prompts import PromptVariant, build_prompt
+    from codereval.prompting.prompts import PromptVariant, build_prompt
 
     console = Console()
     facts = Table.grid(padding=(0, 2))
@@ -121,9 +117,7 @@ def _show(task: Task) -> None:
     ):
         prompt = build_prompt(task, variant=variant).text
         console.print(Panel(prompt, title=title, title_align="left"))
-    console.print(
-        Panel(Syntax(task.reference, lexer), title="reference", title_align="left")
-    )
+    console.print(Panel(Syntax(task.reference, lexer), title="reference", title_align="left"))
     if task.oracle_context is not None:
         oracle = Table(title="oracle context", title_justify="left")
         oracle.add_column("type")
@@ -151,7 +145,7 @@ def _show_ujb(task: Task, console: Console, facts: Table) -> None:
     from rich.panel import Panel
     from rich.syntax import Syntax
 
-    from codereval.prompts import PromptStyle, build_prompt
+    from codereval.prompting.prompts import PromptStyle, build_prompt
 
     spec = task.ujb
     assert spec is not None

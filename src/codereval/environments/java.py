@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
 from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.python import BuildReport
@@ -43,7 +42,7 @@ from codereval.java.toolchain import (
     maven_repository,
     tool_env,
 )
-from codereval.model import Language
+from codereval.model import HARNESS_VERSION, Language
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".idea", ".gradle"})
 MAVEN_MAIN_ROOTS = ("src/main/java",)

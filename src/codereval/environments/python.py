@@ -39,13 +39,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from codereval import HARNESS_VERSION
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
 from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
-from codereval.model import Language
-from codereval.workspace import make_read_only, remove_tree, seal, tree_hash
+from codereval.model import HARNESS_VERSION, Language
+from codereval.workspace.views import make_read_only, remove_tree, seal, tree_hash
 
 ENV_FILE = "env.json"
 # Left out when copying a local project: bytecode is rebuilt by the environment's interpreter.

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from codereval.environments.base import ProjectSpec
 from codereval.errors import ToolchainMissing, UserError
-from codereval.workspace import SKIP_DIRS, remove_tree
+from codereval.workspace.views import SKIP_DIRS, remove_tree
 
 
 def is_archive(source: str) -> bool:

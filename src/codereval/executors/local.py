@@ -27,7 +27,7 @@ from codereval.model import Outcome, Sample
 from codereval.runners import RunContext
 from codereval.sandbox import Sandbox, get_sandbox
 from codereval.sandbox.warm import Preload, WarmPool
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 
 class FreshExecutor(Executor):

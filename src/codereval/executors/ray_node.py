@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codereval import HARNESS_VERSION, __version__
 from codereval.errors import UserError
 from codereval.executors.sample import (
     ProvenanceFiller,
@@ -28,10 +27,10 @@ from codereval.executors.sample import (
     evaluate_sample,
     make_work_root,
 )
-from codereval.model import Outcome, Sample, Task
+from codereval.model import HARNESS_VERSION, Outcome, Sample, Task, __version__
 from codereval.runners import RunContext, Runner
 from codereval.sandbox import Limits, Sandbox, get_sandbox
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 EXECUTOR = "ray"
 

@@ -15,10 +15,9 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from codereval import HARNESS_VERSION
-from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict
+from codereval.model import HARNESS_VERSION, Outcome, Provenance, Sample, Stage, Task, Verdict
 from codereval.runners import RunContext, Runner
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 # Per-evaluation scratch in the temp dir, named with the pid so leftovers of killed runs are found.
 WORK_PREFIX = "codereval-work-"

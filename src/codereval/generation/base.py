@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from codereval.errors import UserError
-from codereval.prompts import Prompt
+from codereval.prompting.prompts import Prompt
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from codereval.errors import UserError
 from codereval.generation.base import Backend, BackendConfig, Completion, SamplingOptions
-from codereval.prompts import Prompt, PromptStyle
+from codereval.prompting.prompts import Prompt, PromptStyle
 
 INSTALL_HINT = "pip install 'codereval[hf]' (torch + transformers)"
 

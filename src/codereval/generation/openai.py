@@ -27,7 +27,7 @@ from codereval.generation.base import (
     SamplingOptions,
     env_or,
 )
-from codereval.prompts import Prompt, PromptStyle
+from codereval.prompting.prompts import Prompt, PromptStyle
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})

@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from codereval.errors import UserError
-from codereval.extraction import extract
 from codereval.generation.base import Backend, SamplingOptions
-from codereval.jsonl import iter_jsonl
 from codereval.model import Sample, Task
-from codereval.prompts import Prompt
+from codereval.prompting.extraction import extract
+from codereval.prompting.prompts import Prompt
+from codereval.storage.jsonl import iter_jsonl
 
 
 @dataclass(frozen=True, kw_only=True)

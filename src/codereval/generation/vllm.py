@@ -8,7 +8,7 @@ from typing import Any
 
 from codereval.errors import UserError
 from codereval.generation.base import Backend, BackendConfig, Completion, SamplingOptions
-from codereval.prompts import Prompt, PromptStyle
+from codereval.prompting.prompts import Prompt, PromptStyle
 
 INSTALL_HINT = "pip install vllm (needs a GPU); or serve the model and use --backend openai"
 

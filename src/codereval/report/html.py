@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from codereval import HARNESS_VERSION
+from codereval.benchmarks import families
+from codereval.benchmarks.family import HtmlSection
 from codereval.errors import UserError
-from codereval.metrics import GroupScore
-from codereval.model import LEVELS, Outcome, Sample, Task, Verdict
+from codereval.model import HARNESS_VERSION, LEVELS, Outcome, Sample, Task, Verdict
 from codereval.report import code, plots
-from codereval.report.ujb import level_rows, rate_rows, ujb_notes
+from codereval.scoring.metrics import GroupScore
 
 if TYPE_CHECKING:
-    from codereval.paired import PairedComparison
-    from codereval.scoring import Scores
+    from codereval.scoring.paired import PairedComparison
+    from codereval.scoring.scores import Scores
 
 # Bootstrap resamples behind the report's intervals when the scores carry none.
 REPORT_CI = 1000
@@ -48,7 +48,7 @@ def paired_all(scores: Sequence[Scores]) -> tuple[list[PairedComparison], list[s
 
 def write_report(path: Path, scores: Sequence[Scores], *, title: str = "") -> None:
     """Render the report of ``scores`` (one per model or run) and write it atomically."""
-    from codereval.jsonl import atomic_write_text
+    from codereval.storage.jsonl import atomic_write_text
 
     paired, notes = paired_all(scores)
     atomic_write_text(path, render_html(scores, paired=paired, notes=notes, title=title))
@@ -78,6 +78,14 @@ def render_html(
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    labels = [b.label for b in boards]
+    family_notes: list[str] = []
+    family_sections: list[HtmlSection] = []
+    for family in families():
+        sections = [s.sections.get(family.name) for s in scores]
+        if any(section is not None for section in sections):
+            family_notes += family.score_notes(labels, sections)
+            family_sections += family.html_sections(labels, sections, ks)
     board_notes = [
         (f"{b.label}: " if len(boards) > 1 else "") + note for b in boards for note in b.notes
     ]
@@ -86,14 +94,16 @@ def render_html(
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         harness=HARNESS_VERSION,
         conventions=list(dict.fromkeys(b.convention_note for b in boards)),
-        notes=[*board_notes, *ujb_notes([b.label for b in boards], [s.ujb for s in scores]),
-               *notes],
+        notes=[
+            *board_notes,
+            *family_notes,
+            *notes,
+        ],
         models=models,
         ks=ks,
         sections=_summary_sections(scores),
         acc_rows=_acc_rows(scores),
-        ujb_levels=level_rows([s.ujb for s in scores], ks),
-        ujb_rates=rate_rows([s.ujb for s in scores]),
+        family_sections=family_sections,
         verdicts=_verdict_rows(scores),
         figures=_figures(scores, solved=solved, tasks=len(tasks)),
         paired=_paired_rows(paired, ks),
@@ -153,9 +163,9 @@ def _summary_sections(scores: Sequence[Scores]) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "name": name,
-                    "tasks": str(counts.pop()) if len(counts) == 1 else "/".join(
-                        str(g.tasks) if g else "—" for g in groups
-                    ),
+                    "tasks": str(counts.pop())
+                    if len(counts) == 1
+                    else "/".join(str(g.tasks) if g else "—" for g in groups),
                     "cells": [_cell(g, k) for g in groups for k in ks],
                 }
             )
@@ -166,7 +176,7 @@ def _summary_sections(scores: Sequence[Scores]) -> list[dict[str, Any]]:
 def _acc_rows(scores: Sequence[Scores]) -> list[dict[str, Any]]:
     if all(s.acc is None for s in scores):
         return []
-    from codereval.analysis.acc import acc_intervals
+    from codereval.scoring.acc import acc_intervals
 
     ks = scores[0].ks
     intervals: list[dict[str, dict[int, tuple[float, float]]]] = []
@@ -183,8 +193,10 @@ def _acc_rows(scores: Sequence[Scores]) -> list[dict[str, Any]]:
     for name in ("all", "TypeReference", "APIInvocation", "VarReference"):
         cells = []
         for s, bounds in zip(scores, intervals, strict=True):
-            values = {} if s.acc is None else (
-                s.acc.overall if name == "all" else s.acc.by_type.get(name, {})
+            values = (
+                {}
+                if s.acc is None
+                else (s.acc.overall if name == "all" else s.acc.by_type.get(name, {}))
             )
             for k in ks:
                 interval = bounds.get(name, {}).get(k)
@@ -261,8 +273,9 @@ def _figures(
             "title": "pass@k by runnable level",
             "caption": "Bars: pass@k (%) of each model per group; error bars: 95% bootstrap "
             "interval over tasks.",
-            "svg": plots.pass_at_k_by_group(models=labels, groups=groups, ks=scores[0].ks,
-                                            bars=bars),
+            "svg": plots.pass_at_k_by_group(
+                models=labels, groups=groups, ks=scores[0].ks, bars=bars
+            ),
         },
         {
             "id": "fig-verdicts",
@@ -282,7 +295,7 @@ def _figures(
 
 
 def _paired_rows(paired: Sequence[PairedComparison], ks: Sequence[int]) -> list[dict[str, Any]]:
-    from codereval.paired import format_p
+    from codereval.scoring.paired import format_p
 
     by_pair: dict[tuple[str, str], dict[int, PairedComparison]] = defaultdict(dict)
     for comparison in paired:
@@ -334,8 +347,7 @@ def _only_solved(
                 "label": s.label,
                 "colour": plots.model_colour(index),
                 "tasks": [
-                    {"id": t, "name": names.get(t) or t, "anchor": anchors.get(t, "")}
-                    for t in only
+                    {"id": t, "name": names.get(t) or t, "anchor": anchors.get(t, "")} for t in only
                 ],
             }
         )

@@ -8,8 +8,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from codereval.metrics import GroupScore, Scoreboard
 from codereval.model import Task
+from codereval.scoring.metrics import GroupScore, Scoreboard
 
 
 def _fmt(value: float | None) -> str:

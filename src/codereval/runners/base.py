@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from codereval.model import Outcome, Sample, Task
 from codereval.sandbox.base import Limits, Sandbox
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 if TYPE_CHECKING:
     from codereval.sandbox.warm import Slot, WarmPool

@@ -49,9 +49,9 @@ from codereval.java.inject import (
     package_of,
 )
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
-from codereval.marker import new_marker
 from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.base import RunContext, Runner, sample_workdir
+from codereval.runners.marker import new_marker
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codereval.errors import UserError
-from codereval.marker import marker_seen, new_marker
 from codereval.model import Outcome, Provenance, Sample, Stage, Task, Verdict
 from codereval.runners.base import RunContext, Runner, sample_workdir
+from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.program_source import (
     PYTHON_HELPER_MODULES,
     RUST_TEST_FILE,

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codereval import HARNESS_VERSION
+from codereval.benchmarks import compat_machine
 from codereval.environments.base import Environment, load_manifest
 from codereval.environments.python import (
     PythonEnvironmentBuilder,
@@ -37,9 +37,8 @@ from codereval.environments.python import (
     venv_python,
 )
 from codereval.errors import UserError
-from codereval.inject import InjectionError, inject_at, inject_last_def, syntax_problem
-from codereval.marker import marker_seen, new_marker
 from codereval.model import (
+    HARNESS_VERSION,
     Language,
     Outcome,
     Provenance,
@@ -50,11 +49,13 @@ from codereval.model import (
     Verdict,
 )
 from codereval.runners.base import RunContext, Runner, sample_workdir
-from codereval.runners.platform import OfficialPlatform, official_platform
+from codereval.runners.machine import Machine
+from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.python_imports import ImportClosure, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
-from codereval.workspace import choose_strategy, make_workspace
-from codereval.workspace_cache import Lease, WorkspaceCache
+from codereval.source.inject import InjectionError, inject_at, inject_last_def, syntax_problem
+from codereval.workspace.cache import Lease, WorkspaceCache
+from codereval.workspace.views import choose_strategy, make_workspace
 
 if TYPE_CHECKING:
     from codereval.sandbox.warm import Slot
@@ -169,9 +170,11 @@ class PythonProjectRunner(Runner):
         self._import_lock = threading.Lock()
         self._tasks_by_group: dict[tuple[str, bool], list[Task]] = {}
         self._imports: dict[tuple[str, bool], tuple[str, ...]] = {}
-        self._harness = resources.files("codereval.runners").joinpath(
-            "python_harness.py"
-        ).read_text(encoding="utf-8")
+        self._harness = (
+            resources.files("codereval.runners")
+            .joinpath("python_harness.py")
+            .read_text(encoding="utf-8")
+        )
         # What each (interpreter, environment, base) mounts, resolved once (see _mounts).
         self._mount_cache: dict[tuple[Path, Path | None, Path | None], tuple[Mount, ...]] = {}
 
@@ -225,10 +228,12 @@ class PythonProjectRunner(Runner):
     def _import_group(self, task: Task, ctx: RunContext) -> tuple[str, bool]:
         """Tasks whose samples share warm workers: one environment, standalone or not."""
         return _fingerprint(self._task_environment(task, ctx)), self._is_standalone_official(
-            task, ctx)
+            task, ctx
+        )
 
-    def _preload_imports(self, task: Task, ctx: RunContext, env: Environment | None
-                         ) -> tuple[str, ...]:
+    def _preload_imports(
+        self, task: Task, ctx: RunContext, env: Environment | None
+    ) -> tuple[str, ...]:
         """What the tests of the task's group import from outside the project: candidates the
         warm worker probes and preloads. The same for every sample of the group, so its
         samples share workers."""
@@ -249,7 +254,8 @@ class PythonProjectRunner(Runner):
                 # preloaded, or each sample would forget the preload (warm_server._shadowed).
                 local = shadowing_names(folders)
                 known = self._imports[group] = tuple(
-                    m for m in closure.modules() if m.split(".", 1)[0] not in local)
+                    m for m in closure.modules() if m.split(".", 1)[0] not in local
+                )
                 log.debug("preload candidates for %s: %d modules", group[0], len(known))
             return known
 
@@ -261,8 +267,9 @@ class PythonProjectRunner(Runner):
             return ctx.tests_dir / "repos" / project_folder(task.project)
         return None
 
-    def _entry_files(self, task: Task, ctx: RunContext, project: Path | None
-                     ) -> list[tuple[Path, str | None, str | None]]:
+    def _entry_files(
+        self, task: Task, ctx: RunContext, project: Path | None
+    ) -> list[tuple[Path, str | None, str | None]]:
         """(path, where it runs in the project, inline text) of the files a task's test runs
         first: the test and the file the sample goes into."""
         test, location = task.test, task.location
@@ -287,8 +294,7 @@ class PythonProjectRunner(Runner):
             cache = self._workspaces.get(ctx.work_root)
             if cache is None:
                 # Beside the samples' scratch, on its filesystem; no sandbox mounts it.
-                cache = WorkspaceCache(ctx.work_root / "kept-workspaces",
-                                       capacity=WORKSPACES_KEPT)
+                cache = WorkspaceCache(ctx.work_root / "kept-workspaces", capacity=WORKSPACES_KEPT)
                 self._workspaces[ctx.work_root] = cache
             return cache
 
@@ -298,10 +304,14 @@ class PythonProjectRunner(Runner):
             self._workspaces.clear()
         for cache in caches:
             stats = cache.stats
-            log.info("workspaces: %d made, %d reused, %d kept after their sample, %d not (%s)",
-                     stats.made, stats.reused, stats.kept, stats.discarded,
-                     ", ".join(f"{k} {v}" for k, v in sorted(stats.discard_reasons.items()))
-                     or "-")
+            log.info(
+                "workspaces: %d made, %d reused, %d kept after their sample, %d not (%s)",
+                stats.made,
+                stats.reused,
+                stats.kept,
+                stats.discarded,
+                ", ".join(f"{k} {v}" for k, v in sorted(stats.discard_reasons.items())) or "-",
+            )
             cache.close()
 
     def _sealed(self, env: Environment) -> bool:
@@ -366,8 +376,11 @@ class PythonProjectRunner(Runner):
         if not source_file.is_file():
             raise _Infra(f"{task.location.file_path} not found in project {task.project}")
         injected = inject_at(
-            source_file.read_text(encoding="utf-8"), code, task.name,
-            lineno=task.location.lineno, end_lineno=task.location.end_lineno,
+            source_file.read_text(encoding="utf-8"),
+            code,
+            task.name,
+            lineno=task.location.lineno,
+            end_lineno=task.location.end_lineno,
         )
         plan = _Plan(base=base, mode="pytest" if test.kind is TestKind.PYTEST else "script")
         plan.changed[task.location.file_path] = injected.text
@@ -396,8 +409,11 @@ class PythonProjectRunner(Runner):
                 raise _Infra(f"standalone test not found: {path}")
             injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
             return _Plan(
-                base=None, changed={rel: injected.text}, target=rel,
-                span=(injected.start, injected.end), test_func=f"test_{task.name}",
+                base=None,
+                changed={rel: injected.text},
+                target=rel,
+                span=(injected.start, injected.end),
+                test_func=f"test_{task.name}",
                 # The original ran the file and nothing else: a test never called passed.
                 call_test_func="__name__" not in injected.text and not ctx.compat,
                 view=STANDALONE,
@@ -408,8 +424,13 @@ class PythonProjectRunner(Runner):
         injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
         # The environment's tree is the project; without one, the official tree is.
         base = env.source_dir if env is not None and env.ready else project_dir
-        return _Plan(base=base, changed={rel: injected.text}, target=rel,
-                     span=(injected.start, injected.end), view=project_folder(task.project))
+        return _Plan(
+            base=base,
+            changed={rel: injected.text},
+            target=rel,
+            span=(injected.start, injected.end),
+            view=project_folder(task.project),
+        )
 
     # ------------------------------------------------------------------ running
 
@@ -424,14 +445,21 @@ class PythonProjectRunner(Runner):
     def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
         env = self._task_environment(task, ctx)
         provenance = Provenance(
-            task_hash=task.content_hash(), code_hash=sample.code_hash(),
-            environment=_fingerprint(env), harness_version=HARNESS_VERSION,
+            task_hash=task.content_hash(),
+            code_hash=sample.code_hash(),
+            environment=_fingerprint(env),
+            harness_version=HARNESS_VERSION,
         )
 
         def outcome(verdict: Verdict, stage: Stage, **fields: Any) -> Outcome:
             return Outcome(
-                task_id=task.task_id, sample_index=sample.index, verdict=verdict, stage=stage,
-                isolation=ctx.sandbox.isolation, provenance=provenance, **fields,
+                task_id=task.task_id,
+                sample_index=sample.index,
+                verdict=verdict,
+                stage=stage,
+                isolation=ctx.sandbox.isolation,
+                provenance=provenance,
+                **fields,
             )
 
         code = sample.code or ""
@@ -457,8 +485,14 @@ class PythonProjectRunner(Runner):
             return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
 
     def _execute(
-        self, task: Task, plan: _Plan, env: Environment | None, ctx: RunContext, scratch: Path,
-        outcome: Callable[..., Outcome], slot: Slot | None,
+        self,
+        task: Task,
+        plan: _Plan,
+        env: Environment | None,
+        ctx: RunContext,
+        scratch: Path,
+        outcome: Callable[..., Outcome],
+        slot: Slot | None,
     ) -> Outcome:
         sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
         strategy = choose_strategy(ctx.sandbox.isolation, sealed=sealed)
@@ -482,12 +516,15 @@ class PythonProjectRunner(Runner):
         env_vars = self._env_vars(python, workspace, scratch)
         root, notes = workspace, []
         hostname: str | None = None
-        platform = self._faithful_platform(plan, ctx)
+        machine = compat_machine(task) if ctx.compat and plan.view else None
+        platform = self._faithful_platform(machine, ctx)
         if platform is not None:
             assert ctx.tests_dir is not None
             root = platform.root / plan.view
-            mounts += (Mount(source=(ctx.tests_dir / "repos").resolve(), target=platform.root),
-                       Mount(source=workspace, target=root, writable=True))
+            mounts += (
+                Mount(source=(ctx.tests_dir / "repos").resolve(), target=platform.root),
+                Mount(source=workspace, target=root, writable=True),
+            )
             if platform.home is not None:
                 # A private, empty home in the sample's scratch: the host's stays unseen.
                 (scratch / "home").mkdir()
@@ -498,14 +535,19 @@ class PythonProjectRunner(Runner):
                 mounts += (Mount(source=scratch / "hosts", target=Path("/etc/hosts")),)
             hostname = platform.hostname
             env_vars = platform.environment(python=python, scratch=scratch, cwd=root)
-        elif ctx.compat and plan.view:
-            notes.append(f"the original's {OfficialPlatform.load().root} view needs the bwrap "
-                         f"sandbox; ran in {workspace}")
+        elif machine is not None:
+            notes.append(
+                f"the original's {machine.root} view needs the bwrap sandbox; ran in {workspace}"
+            )
         target = root / plan.target
         spec = {
-            "target": os.path.abspath(target), "mode": plan.mode, "root": str(root),
-            "result": str(result_path), "span": list(plan.span) if plan.span else [],
-            "test_func": plan.test_func, "call_test_func": plan.call_test_func,
+            "target": os.path.abspath(target),
+            "mode": plan.mode,
+            "root": str(root),
+            "result": str(result_path),
+            "span": list(plan.span) if plan.span else [],
+            "test_func": plan.test_func,
+            "call_test_func": plan.call_test_func,
         }
         spec_path = scratch / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
@@ -523,9 +565,13 @@ class PythonProjectRunner(Runner):
         if slot is not None and platform is None:
             # The project tree is never preloaded (it changes per sample): only what it uses.
             project_dirs = [plan.base] if plan.base is not None else []
-            result, executor = slot.run(request, stdlib=WARM_STDLIB, project_dirs=project_dirs,
-                                        imports=self._preload_imports(task, ctx, env),
-                                        scripts=(self._harness,))
+            result, executor = slot.run(
+                request,
+                stdlib=WARM_STDLIB,
+                project_dirs=project_dirs,
+                imports=self._preload_imports(task, ctx, env),
+                scripts=(self._harness,),
+            )
         else:
             # The compat view mounts the official tree per sample: only a fresh sandbox can.
             result, executor = ctx.sandbox.run(request), "fresh"
@@ -534,19 +580,20 @@ class PythonProjectRunner(Runner):
             cache.checkin(lease)
         report = _read_result(result_path)
         judged = _judge(result, report, marker, outcome)
-        judged = judged.model_copy(update={
-            "provenance": judged.provenance.model_copy(update={"executor": executor})})
+        judged = judged.model_copy(
+            update={"provenance": judged.provenance.model_copy(update={"executor": executor})}
+        )
         plan.machine_bound = _machine_bound(plan.changed.get(plan.target, ""))
         return _with_notes(judged, plan, ctx, notes)
 
     @staticmethod
-    def _faithful_platform(plan: _Plan, ctx: RunContext) -> OfficialPlatform | None:
+    def _faithful_platform(machine: Machine | None, ctx: RunContext) -> Machine | None:
         """The original machine's layout to reproduce, when compat asks and the sandbox can."""
-        if not (ctx.compat and plan.view and ctx.tests_dir is not None):
+        if machine is None or ctx.tests_dir is None:
             return None
         if not ctx.sandbox.isolation.startswith("bwrap"):
             return None
-        return official_platform()
+        return machine
 
     @staticmethod
     def _env_vars(python: Path, workspace: Path, scratch: Path) -> dict[str, str]:
@@ -571,8 +618,7 @@ class PythonProjectRunner(Runner):
         return mounts
 
     @staticmethod
-    def _resolve_mounts(python: Path, env: Environment | None, plan: _Plan
-                        ) -> tuple[Mount, ...]:
+    def _resolve_mounts(python: Path, env: Environment | None, plan: _Plan) -> tuple[Mount, ...]:
         paths: list[Path] = []
         if env is not None:
             paths.append(env.path)
@@ -608,8 +654,10 @@ def _with_notes(outcome: Outcome, plan: _Plan, ctx: RunContext, notes: list[str]
         if plan.call_test_func:
             notes.append(NEVER_CALLED_NOTE.format(func=plan.test_func))
         if plan.machine_bound or (plan.view and _TRAVIS in outcome.stderr_tail):
-            notes.append(f"the test uses the original machine's {_TRAVIS}... paths, which only "
-                         "--compat provides")
+            notes.append(
+                f"the test uses the original machine's {_TRAVIS}... paths, which only "
+                "--compat provides"
+            )
     if not notes:
         return outcome
     detail = "; ".join([outcome.detail, *notes]) if outcome.detail else "; ".join(notes)
@@ -628,8 +676,11 @@ def _judge(
     result: ExecResult, report: dict[str, Any], marker: str, outcome: Callable[..., Outcome]
 ) -> Outcome:
     times = {
-        "exit_code": result.exit_code, "signal": result.signal, "wall_time": result.wall_time,
-        "cpu_time": result.cpu_time, "stdout_tail": _tail(result.stdout),
+        "exit_code": result.exit_code,
+        "signal": result.signal,
+        "wall_time": result.wall_time,
+        "cpu_time": result.cpu_time,
+        "stdout_tail": _tail(result.stdout),
     }
     stderr = _tail(result.stderr)
     if report.get("traceback"):
@@ -656,11 +707,19 @@ def _judge(
         return outcome(Verdict.RUNTIME_ERROR, Stage.RUN, detail=detail, **times)
     if status == "passed":
         # Claimed a pass without the marker: someone other than the wrapper wrote it.
-        return outcome(Verdict.FAILED, Stage.CHECK,
-                       detail="a pass was claimed without the run's marker", **times)
+        return outcome(
+            Verdict.FAILED,
+            Stage.CHECK,
+            detail="a pass was claimed without the run's marker",
+            **times,
+        )
     how = f"signal {result.signal}" if result.signal else f"exit code {result.exit_code}"
-    return outcome(Verdict.RUNTIME_ERROR, Stage.RUN,
-                   detail=f"the process ended ({how}) before the test finished", **times)
+    return outcome(
+        Verdict.RUNTIME_ERROR,
+        Stage.RUN,
+        detail=f"the process ended ({how}) before the test finished",
+        **times,
+    )
 
 
 def require_tests_dir(path: Path | None) -> Path | None:
@@ -670,6 +729,8 @@ def require_tests_dir(path: Path | None) -> Path | None:
     if not path.is_dir():
         raise UserError(f"tests dir not found: {path}", hint="give the official test tree")
     if not (path / "repos").is_dir():
-        raise UserError(f"tests dir {path} has no repos/ folder",
-                        hint="expected the official layout: repos/<owner>---<repo>/...")
+        raise UserError(
+            f"tests dir {path} has no repos/ folder",
+            hint="expected the official layout: repos/<owner>---<repo>/...",
+        )
     return path

@@ -23,8 +23,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from codereval import pyast
 from codereval.analysis.python import source_roots
+from codereval.source import pyast
 
 # Enough for the largest CoderEval closures; a worker checks each name once per environment.
 MAX_MODULES = 600

@@ -54,7 +54,7 @@ from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandb
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.cgroup import RunCgroup, probe
 from codereval.sandbox.disk import DiskGuard, disk_guard
-from codereval.workspace import remove_tree
+from codereval.workspace.views import remove_tree
 
 log = logging.getLogger("codereval.warm")
 
