@@ -27,6 +27,7 @@ FAMILIES: dict[str, str] = {
     "coderujb": "codereval.families.coderujb:FAMILY",
     "humaneval": "codereval.families.humaneval:FAMILY",
     "humanevalx": "codereval.families.humanevalx:FAMILY",
+    "build": "codereval.families.build:FAMILY",
 }
 
 

@@ -1,0 +1,178 @@
+"""Recorded tests against CoderEval's official ones (issue 31, item 4).
+
+For each CoderEval-Python project given (a checkout at its pinned commit), `codereval build
+python` records calls from the project's own suite; the CoderEval tasks it reached are matched
+by file and function name; the three released models' samples of those tasks are evaluated on
+the recorded tests; each sample's verdict is set beside the official `is_pass`.
+
+    python bench/build_vs_official.py --checkouts /work/checkouts --work /tmp/bvo \\
+        --project cpburnz/python-sql-parameters="tests/ -o python_files=t_*.py" \\
+        --project ynikitenko/lena --project pexip/os-python-cachetools
+
+Prints, per project: the CoderEval tasks, those the suite reached (and why the others were not
+built), and per model the 2x2 table (official first, then ours) with the agreement; then the
+totals. Disagreements are classified: ours pass where the official test failed (recorded test
+weaker, or the official test broken: a task with no official pass at all), ours fail where it
+passed (recorded test stronger). Needs the projects' checkouts; nothing here is run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared" / "data" / "codereval"
+MODELS = ("ChatGPT", "CodeGen", "PanGu-Coder")
+
+
+def codereval(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("codereval")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, check=False)
+
+
+def official(model: str, project: str) -> list[dict]:
+    path = SHARED / "results" / "python" / model / "Raw_Input.jsonl_out.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r.get("project") == project]
+
+
+def manifest_entry(project: str) -> dict:
+    """The shipped manifest's entry: the pin the projects were prepared at, their Python and
+    what their tests needed on the platform."""
+    import codereval.data
+
+    shipped = Path(codereval.data.__file__).parent / "codereval_python" / "projects.toml"
+    return dict(tomllib.loads(shipped.read_text())["projects"].get(project, {}))
+
+
+def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dict:
+    fact = manifest_entry(project)
+    slug = project.replace("/", "---")
+    out = args.work / slug
+    build = ["build", "python", str(args.checkouts / slug), "--commit", fact["commit"],
+             "--out", str(out), "--name", project, "--python", fact["python"],
+             "--include-weak"]  # fmt: skip
+    for requirement in fact.get("requirements", []):
+        build += ["--requirement", requirement]
+    if pytest_args:
+        build += ["--pytest-args", pytest_args]
+    started = time.monotonic()
+    if not out.exists():
+        done = codereval(*build)
+        if done.returncode != 0:
+            return {"project": project, "error": done.stderr.strip().splitlines()[-1]}
+    built_seconds = time.monotonic() - started
+    checks = {}
+    for line in (out / "checks.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        checks[(row["file_path"], row["function"].rsplit(".", 1)[-1])] = row
+    records = json.loads((out / "records.json").read_text())["RECORDS"]
+    by_place: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        by_place.setdefault((record["file_path"], record["name"]), []).append(record["_id"])
+    result: dict = {"project": project, "seconds": built_seconds, "models": {}, "why": Counter()}
+    tasks = official(MODELS[0], project)
+    matched: dict[str, str] = {}
+    for task in tasks:
+        key = (task["file_path"], task["name"])
+        ours = by_place.get(key, [])
+        if len(ours) == 1:
+            matched[task["_id"]] = ours[0]
+        elif len(ours) > 1:
+            result["why"]["ambiguous (several functions of that name in the file)"] += 1
+        else:
+            check = checks.get(key)
+            result["why"][check["status"] if check else "not selected"] += 1
+    result["tasks"], result["reached"] = len(tasks), len(matched)
+    # A task whose official test passed no sample of any model was broken on the platform.
+    passed_somewhere = {
+        r["_id"]
+        for model in MODELS
+        for r in official(model, project)
+        if any(s.get("is_pass") for s in r["generate_results"])
+    }
+    for model in MODELS:
+        rows = {r["_id"]: r for r in official(model, project)}
+        samples = args.work / f"{slug}-{model}.jsonl"
+        samples.write_text("".join(
+            json.dumps({"_id": ours, "generate_results": [
+                s["generate_code"] for s in rows[theirs]["generate_results"]]}) + "\n"
+            for theirs, ours in matched.items()
+        ))  # fmt: skip
+        run = args.work / f"{slug}-{model}-run"
+        if matched:
+            done = codereval("evaluate", "--prepared", str(out), "--samples", str(samples),
+                             "--out", str(run), "--jobs", "2")  # fmt: skip
+            if done.returncode != 0:
+                result["models"][model] = {"error": done.stderr.strip().splitlines()[-1]}
+                continue
+        verdicts = {}
+        if (run / "outcomes.jsonl").is_file():
+            for line in (run / "outcomes.jsonl").read_text().splitlines():
+                o = json.loads(line)
+                verdicts[(o["task_id"], o["sample_index"])] = o["verdict"] == "passed"
+        table: Counter[str] = Counter()
+        for theirs, ours in matched.items():
+            generated = rows[theirs]["generate_results"]
+            broken = "official test broken: " if theirs not in passed_somewhere else ""
+            for index, sample in enumerate(generated):
+                mine = verdicts.get((ours, index))
+                if mine is None:
+                    table["not run"] += 1
+                    continue
+                theirs_pass = bool(sample.get("is_pass"))
+                if mine == theirs_pass:
+                    table[broken + ("both pass" if mine else "both fail")] += 1
+                elif mine:
+                    table[broken + "ours pass (recorded weaker)"] += 1
+                else:
+                    table[broken + "ours fail (recorded stronger)"] += 1
+        result["models"][model] = dict(table)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkouts", type=Path, required=True)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--project", action="append", default=[],
+                        help='owner/repo, or owner/repo="pytest args"')  # fmt: skip
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    totals: dict[str, Counter[str]] = {m: Counter() for m in MODELS}
+    tasks = reached = 0
+    for spec in args.project:
+        project, _, pytest_args = spec.partition("=")
+        result = run_project(project, pytest_args.strip('"'), args)
+        print(json.dumps(result, default=dict))
+        if "error" in result:
+            continue
+        tasks += result["tasks"]
+        reached += result["reached"]
+        for model in MODELS:
+            totals[model].update(result["models"].get(model, {}))
+    print(f"\nCoderEval tasks {tasks}, reached by the suites with recorded tests {reached}")
+    print("agreement over every sample judged, then over the tasks whose official test passed")
+    print("a sample of some model (the others were broken on the platform)")
+    print(f"{'model':<12} {'samples':>8} {'agree':>8} {'samples':>8} {'agree':>8}  disagreements")
+    for model, table in totals.items():
+        judged = sum(v for k, v in table.items() if k != "not run")
+        agree = sum(v for k, v in table.items() if "both" in k)
+        working = {k: v for k, v in table.items() if k != "not run" and "broken" not in k}
+        agree_working = sum(v for k, v in working.items() if "both" in k)
+        total_working = sum(working.values())
+        rate = f"{100 * agree / judged:.2f}%" if judged else "—"
+        rate_working = f"{100 * agree_working / total_working:.2f}%" if total_working else "—"
+        rest = {k: v for k, v in table.items() if "both" not in k}
+        print(f"{model:<12} {judged:>8} {rate:>8} {total_working:>8} {rate_working:>8}  {rest}")
+
+
+if __name__ == "__main__":
+    main()
