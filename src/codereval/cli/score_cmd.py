@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from codereval.benchmarks import families
 from codereval.errors import UserError
 
 if TYPE_CHECKING:
@@ -158,7 +157,7 @@ def score_command(
       codereval score runs/ujb-fcg --k 1,5 --ci
     """
     from codereval.report.table import print_wide, render_scoreboards
-    from codereval.scoring.scores import dump_json
+    from codereval.scoring.scores import dump_json, family_columns
 
     if paired and len(inputs) < 2:
         raise UserError("--paired needs two or more inputs", hint="codereval score A B --paired")
@@ -204,11 +203,9 @@ def score_command(
         extra.append(render_categories(boards, categories))
     labels = [board.label for board in boards]
     family_notes: list[str] = []
-    for family in families():
-        sections = [result.sections.get(family.name) for result in results]
-        if any(section is not None for section in sections):
-            extra += family.score_tables(labels, sections, boards[0].ks)
-            family_notes += family.score_notes(labels, sections)
+    for family, sections in family_columns(results):
+        extra += family.score_tables(labels, sections, boards[0].ks)
+        family_notes += family.score_notes(labels, sections)
     print_wide(render_scoreboards(boards, by_project=by_project, extra=extra))
     for note in [*selection_notes(inputs), *family_notes]:
         click.echo(f"note: {note}")

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from codereval.benchmarks import families
 from codereval.benchmarks.family import HtmlSection
 from codereval.errors import UserError
 from codereval.model import HARNESS_VERSION, LEVELS, Outcome, Sample, Task, Verdict
 from codereval.report import code, plots
 from codereval.scoring.metrics import GroupScore
+from codereval.scoring.scores import family_columns
 
 if TYPE_CHECKING:
     from codereval.scoring.paired import PairedComparison
@@ -81,11 +81,9 @@ def render_html(
     labels = [b.label for b in boards]
     family_notes: list[str] = []
     family_sections: list[HtmlSection] = []
-    for family in families():
-        sections = [s.sections.get(family.name) for s in scores]
-        if any(section is not None for section in sections):
-            family_notes += family.score_notes(labels, sections)
-            family_sections += family.html_sections(labels, sections, ks)
+    for family, sections in family_columns(scores):
+        family_notes += family.score_notes(labels, sections)
+        family_sections += family.html_sections(labels, sections, ks)
     board_notes = [
         (f"{b.label}: " if len(boards) > 1 else "") + note for b in boards for note in b.notes
     ]

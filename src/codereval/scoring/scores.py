@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from codereval.benchmarks.family import ScoreSection
+from codereval.benchmarks.family import Family, ScoreSection
 from codereval.errors import UserError, name_some
 from codereval.model import Outcome, Sample, Task
 from codereval.scoring.metrics import (
@@ -293,6 +293,21 @@ def score_input(
         bootstrap=bootstrap,
         sections=family_sections(item, ks=tuple(ks), exclude=excluded, bootstrap=bootstrap),
     )
+
+
+def family_columns(
+    results: Sequence[Scores],
+) -> list[tuple[Family, list[ScoreSection | None]]]:
+    """Each family with its own metrics in at least one of ``results``: its section of each
+    result, side by side (None where that result has none of its tasks)."""
+    from codereval.benchmarks import families
+
+    columns = []
+    for family in families():
+        sections = [result.sections.get(family.name) for result in results]
+        if any(section is not None for section in sections):
+            columns.append((family, sections))
+    return columns
 
 
 def family_sections(

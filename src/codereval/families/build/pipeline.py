@@ -569,7 +569,9 @@ def _build(
         check.calls = len(kept)
     say(f"{len(tests)} functions reached with stable calls; checking them through the engine")
     by_id = {c.task_id: c for c in candidates}
-    _write_records(staging, [by_id[t] for t in tests], tests, name, tree)
+    # Analysed once: every tested function is validated, the chosen ones are kept.
+    records = [_record_of(by_id[t], tests[t], name, tree) for t in tests]
+    _write_records(staging, records)
     _validate(report, staging, options, env_root, by_id)
     chosen = [
         c.task_id
@@ -579,7 +581,8 @@ def _build(
     for check in report.checks:
         if check.status == "weak" and not options.include_weak:
             check.detail = (check.detail + "; " if check.detail else "") + "excluded"
-    _write_records(staging, [by_id[t] for t in chosen], tests, name, tree)
+    kept_ids = set(chosen)
+    _write_records(staging, [r for r in records if r["_id"] in kept_ids])
     (staging / "checks.jsonl").write_text(
         "".join(c.to_json() + "\n" for c in report.checks), encoding="utf-8"
     )
@@ -605,46 +608,40 @@ def _build(
     return report
 
 
-def _write_records(
-    staging: Path, chosen: Sequence[Candidate], tests: dict[str, str], name: str, tree: Path
-) -> None:
+def _record_of(candidate: Candidate, test: str, name: str, tree: Path) -> dict[str, str]:
+    """A task's record in CoderEval's format, with its level and contexts from our analysis."""
     from codereval.analysis.formats import format_all_context, format_oracle_context
     from codereval.analysis.python import analyze_python_file
 
-    records = []
-    for candidate in chosen:
-        target = candidate.qualname
-        analysis = analyze_python_file(tree, candidate.file_path, target)
-        records.append(
-            {
-                "_id": candidate.task_id,
-                "name": candidate.name,
-                "project": name,
-                "file_path": candidate.file_path,
-                "package": candidate.module.rpartition(".")[0],
-                "docstring": candidate.docstring,
-                "human_label": "",
-                "code": candidate.code,
-                "file_content": (tree / candidate.file_path).read_text(encoding="utf-8"),
-                "lineno": str(candidate.lineno),
-                "end_lineno": str(candidate.end_lineno),
-                "level": analysis.level.value,
-                "oracle_context": format_oracle_context(
-                    analysis.oracle_context, language=Language.PYTHON
-                ),
-                "all_context": format_all_context(analysis.all_context, language=Language.PYTHON),
-                "dependency": "",
-                "test_name": "",
-                "test_lineno": "",
-                # Beyond CoderEval's 17 keys: the test, a script run after the sample is put
-                # into the project file.
-                "test_kind": "script",
-                "test_code": tests[candidate.task_id],
-            }
-        )
-    (staging / "records.json").write_text(
-        json.dumps({"RECORDS": records}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    analysis = analyze_python_file(tree, candidate.file_path, candidate.qualname)
+    return {
+        "_id": candidate.task_id,
+        "name": candidate.name,
+        "project": name,
+        "file_path": candidate.file_path,
+        "package": candidate.module.rpartition(".")[0],
+        "docstring": candidate.docstring,
+        "human_label": "",
+        "code": candidate.code,
+        "file_content": (tree / candidate.file_path).read_text(encoding="utf-8"),
+        "lineno": str(candidate.lineno),
+        "end_lineno": str(candidate.end_lineno),
+        "level": analysis.level.value,
+        "oracle_context": format_oracle_context(analysis.oracle_context, language=Language.PYTHON),
+        "all_context": format_all_context(analysis.all_context, language=Language.PYTHON),
+        "dependency": "",
+        "test_name": "",
+        "test_lineno": "",
+        # Beyond CoderEval's 17 keys: the test, a script run after the sample is put into the
+        # project file.
+        "test_kind": "script",
+        "test_code": test,
+    }
+
+
+def _write_records(staging: Path, records: Sequence[dict[str, str]]) -> None:
+    text = json.dumps({"RECORDS": list(records)}, indent=1, ensure_ascii=False)
+    (staging / "records.json").write_text(text + "\n", encoding="utf-8")
 
 
 def _validate(
