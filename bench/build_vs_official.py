@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -59,7 +59,10 @@ def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dic
     build = ["build", "python", str(args.checkouts / slug), "--commit", fact["commit"],
              "--out", str(out), "--name", project, "--python", fact["python"],
              "--include-weak"]  # fmt: skip
-    for requirement in fact.get("requirements", []):
+    # The manifest's requirements are what the official tests needed; a suite may need more
+    # (--requirement), or the project's own installation instead (--own-requirements).
+    own = project in args.own_requirements
+    for requirement in [*([] if own else fact.get("requirements", [])), *args.extra[project]]:
         build += ["--requirement", requirement]
     if pytest_args:
         build += ["--pytest-args", pytest_args]
@@ -91,13 +94,25 @@ def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dic
             check = checks.get(key)
             result["why"][check["status"] if check else "not selected"] += 1
     result["tasks"], result["reached"] = len(tasks), len(matched)
-    # A task whose official test passed no sample of any model was broken on the platform.
-    passed_somewhere = {
-        r["_id"]
-        for model in MODELS
-        for r in official(model, project)
-        if any(s.get("is_pass") for s in r["generate_results"])
-    }
+    # Which official tests were broken is what gold validation of the official tests (in
+    # --compat, issue 29) said; without it, a task no model passed once is taken as broken,
+    # which also counts the merely hard tasks (most project-level ones) as broken.
+    weak_tasks: set[str] = set()
+    if args.official_gold:
+        gold = {
+            row["task_id"]: row["status"]
+            for row in map(json.loads, args.official_gold.read_text().splitlines())
+        }
+        broken_tasks = {task for task, status in gold.items() if status == "broken"}
+        weak_tasks = {task for task, status in gold.items() if status == "weak"}
+    else:
+        passed_somewhere = {
+            r["_id"]
+            for model in MODELS
+            for r in official(model, project)
+            if any(s.get("is_pass") for s in r["generate_results"])
+        }
+        broken_tasks = {r["_id"] for r in tasks} - passed_somewhere
     for model in MODELS:
         rows = {r["_id"]: r for r in official(model, project)}
         samples = args.work / f"{slug}-{model}.jsonl"
@@ -119,9 +134,18 @@ def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dic
                 o = json.loads(line)
                 verdicts[(o["task_id"], o["sample_index"])] = o["verdict"] == "passed"
         table: Counter[str] = Counter()
+        status_of = {row["task_id"]: row["status"] for row in checks.values()}
         for theirs, ours in matched.items():
             generated = rows[theirs]["generate_results"]
-            broken = "official test broken: " if theirs not in passed_somewhere else ""
+            broken = (
+                "official test broken: " if theirs in broken_tasks
+                else "official test weak: " if theirs in weak_tasks
+                else ""
+            )  # fmt: skip
+            # `build` leaves weak recorded tests out unless --include-weak (given here, to
+            # see how they judge): the shipped benchmark is the rest.
+            if status_of.get(ours) == "weak":
+                broken = "recorded weak: " + broken
             for index, sample in enumerate(generated):
                 mine = verdicts.get((ours, index))
                 if mine is None:
@@ -144,7 +168,20 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--project", action="append", default=[],
                         help='owner/repo, or owner/repo="pytest args"')  # fmt: skip
+    parser.add_argument("--requirement", action="append", default=[],
+                        help="owner/repo=REQUIREMENT, another one its suite needs")
+    parser.add_argument("--own-requirements", action="append", default=[],
+                        help="owner/repo whose manifest requirements are left out (the "
+                             "project is installed from its tree with what its files ask)")
+    parser.add_argument("--official-gold", type=Path,
+                        help="gold.jsonl of `evaluate --reference` on the official tests "
+                             "(--compat): its broken tasks are the official tests that were "
+                             "broken")  # fmt: skip
     args = parser.parse_args()
+    args.extra = defaultdict(list)
+    for spec in args.requirement:
+        owner_repo, _, requirement = spec.partition("=")
+        args.extra[owner_repo].append(requirement)
     args.work.mkdir(parents=True, exist_ok=True)
     totals: dict[str, Counter[str]] = {m: Counter() for m in MODELS}
     tasks = reached = 0
@@ -159,9 +196,11 @@ def main() -> None:
         for model in MODELS:
             totals[model].update(result["models"].get(model, {}))
     print(f"\nCoderEval tasks {tasks}, reached by the suites with recorded tests {reached}")
-    print("agreement over every sample judged, then over the tasks whose official test passed")
-    print("a sample of some model (the others were broken on the platform)")
-    print(f"{'model':<12} {'samples':>8} {'agree':>8} {'samples':>8} {'agree':>8}  disagreements")
+    print("agreement over every sample judged; over the tasks whose official test works (gold")
+    print("validation of it did not call it broken); and over those of them whose recorded test")
+    print("`build` ships by default (not weak)")
+    print(f"{'model':<12} {'samples':>8} {'agree':>8} {'samples':>8} {'agree':>8} "
+          f"{'samples':>8} {'agree':>8}  disagreements")  # fmt: skip
     for model, table in totals.items():
         judged = sum(v for k, v in table.items() if k != "not run")
         agree = sum(v for k, v in table.items() if "both" in k)
@@ -170,8 +209,13 @@ def main() -> None:
         total_working = sum(working.values())
         rate = f"{100 * agree / judged:.2f}%" if judged else "—"
         rate_working = f"{100 * agree_working / total_working:.2f}%" if total_working else "—"
+        shipped = {k: v for k, v in working.items() if "recorded weak" not in k}
+        agree_shipped = sum(v for k, v in shipped.items() if "both" in k)
+        total_shipped = sum(shipped.values())
+        rate_shipped = f"{100 * agree_shipped / total_shipped:.2f}%" if total_shipped else "—"
         rest = {k: v for k, v in table.items() if "both" not in k}
-        print(f"{model:<12} {judged:>8} {rate:>8} {total_working:>8} {rate_working:>8}  {rest}")
+        print(f"{model:<12} {judged:>8} {rate:>8} {total_working:>8} {rate_working:>8} "
+              f"{total_shipped:>8} {rate_shipped:>8}  {rest}")  # fmt: skip
 
 
 if __name__ == "__main__":

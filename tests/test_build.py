@@ -7,6 +7,7 @@ one the suite never calls and a method; then `evaluate --prepared` runs what was
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -463,3 +464,89 @@ def test_mutants_change_one_site_each_and_never_the_docstring() -> None:
     assert all('"""Keep x within [low, high]."""' in text for text in texts)
     assert len(mutants(code, "clamp", limit=3)) == 3
     assert mutants(code, "missing") == []
+
+
+def test_mutants_of_a_method_whose_docstring_has_a_line_at_column_0() -> None:
+    # As real projects write them (py-seed's `_construct_payload`): textwrap.dedent gives up
+    # on such a method and its source does not parse.
+    method = (
+        "    def payload(self, params):\n"
+        '        """Construct parameters.\n'
+        ".\n"
+        '        """\n'
+        "        if params is None:\n"
+        "            return {}\n"
+        "        return dict(params)\n"
+    )
+    made = mutants(method, "payload")
+    assert made
+    assert all(ast.parse(text) for _, text in made)
+
+
+def test_a_pbr_project_gets_its_version_from_the_tags_since_its_exported_tree_has_no_git(
+    tmp_path: Path,
+) -> None:
+    # pbr asks git for the version and fails on the tree `build` exports; PBR_VERSION is its
+    # documented way round, and it must reach the benchmark's manifest for `evaluate`.
+    from codereval.environments.base import load_manifest
+    from codereval.families.build.pipeline import _install_env, _write_manifest
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "setup.py").write_text("import setuptools\nsetuptools.setup(pbr=True)\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "one")
+    assert _install_env(repo, "HEAD", repo) == (("PBR_VERSION", "0.0.0"),)
+    _git(repo, "tag", "v2.4.1")
+    assert _install_env(repo, "HEAD", repo) == (("PBR_VERSION", "2.4.1"),)
+
+    manifest = tmp_path / "projects.toml"
+    _write_manifest(manifest, "acme/p", "acme---p", "3.11", ["-e ."], "2026-01-06T00:00:00Z",
+                    {"PBR_VERSION": "2.4.1"})  # fmt: skip
+    (spec,) = load_manifest(manifest)
+    assert dict(spec.install_env) == {"PBR_VERSION": "2.4.1"}
+
+    (repo / "setup.py").write_text("import setuptools\nsetuptools.setup()\n")
+    assert _install_env(repo, "HEAD", repo) == ()
+
+
+@pytest.mark.slow
+def test_cloudpickle_records_the_calls_whose_argument_is_a_lambda(
+    tmp_path: Path, env_root: Path, run_cli
+) -> None:
+    # With plain pickle (the default) apply_all is unrecorded: its argument is a lambda.
+    repo = make_repo(tmp_path)
+    done = run_cli(
+        "build", "python", repo, "--commit", "HEAD", "--out", tmp_path / "cp",
+        "--serializer", "cloudpickle", "--max-tasks", "4", "--include-weak",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    apply_all = _checks(tmp_path / "cp")["calc.core.apply_all"]
+    assert apply_all["status"] in ("ok", "weak") and apply_all["calls"] == 1, apply_all
+    assert "cloudpickle" in (tmp_path / "cp" / "projects.toml").read_text()
+    meta = json.loads((tmp_path / "cp" / "benchmark.json").read_text())
+    assert meta["selection"]["serializer"] == "cloudpickle"
+
+
+def test_what_pyproject_says_the_tests_need_is_installed(tmp_path: Path) -> None:
+    from codereval.families.build.pipeline import _requirements
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(textwrap.dedent(
+        """
+        [project]
+        name = "p"
+        optional-dependencies = { test = ["hypothesis"] }
+        [dependency-groups]
+        lint = ["ruff"]
+        tests = ["pytest >=8", { include-group = "lint" }, "freezegun"]
+        dev = [{ include-group = "tests" }, "sphinx"]
+        """
+    ))  # fmt: skip
+    # A PEP 735 group first (its included groups followed), then pytest is already there.
+    assert _requirements(tmp_path, ()) == ("-e .", "pytest >=8", "ruff", "freezegun")
+    pyproject.write_text('[project]\nname = "p"\n[project.optional-dependencies]\ntest = ["h"]\n')
+    assert _requirements(tmp_path, ()) == ("-e .[test]", "pytest")
+    pyproject.write_text('[project]\nname = "p"\n')
+    assert _requirements(tmp_path, ("attrs",)) == ("-e .", "attrs", "pytest")

@@ -56,6 +56,11 @@ def test_trivial_body_of_an_indented_method_stays_indented_and_parses() -> None:
     ast.parse(one_line)
 
 
+def test_trivial_body_of_a_method_whose_docstring_has_a_line_at_column_0() -> None:
+    method = '    def size(self):\n        """How big.\n.\n        """\n        return len(self.x)\n'
+    assert trivial_body(method, "pass", name="size") == "    def size(self):\n        pass\n"
+
+
 def test_trivial_body_gives_none_for_code_without_a_function() -> None:
     assert trivial_body("x = (", "pass") is None
     assert trivial_body("x = 1\n", "pass") is None

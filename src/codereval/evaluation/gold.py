@@ -27,6 +27,7 @@ from codereval.errors import UserError
 from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict
 from codereval.runners.java import compiled_untested
 from codereval.source import pyast
+from codereval.source.inject import strip_first_indent
 from codereval.storage.jsonl import atomic_write_jsonl
 
 REFERENCE_VARIANT = "gold:reference"
@@ -61,8 +62,8 @@ def trivial_body(code: str, statement: str, *, name: str = "") -> str | None:
     Decorators, signature, and whatever surrounds the function are kept as written; the
     docstring goes with the body. None when the code does not parse or holds no function.
     """
-    dedented = textwrap.dedent(code)
-    indent = _common_indent(code, dedented)
+    # Not textwrap.dedent: a method's docstring may have lines at column 0, which stop it.
+    dedented, indent = strip_first_indent(code)
     try:
         tree = pyast.parse(dedented)
     except SyntaxError:
@@ -134,13 +135,6 @@ def java_trivial_body(code: str, *, name: str) -> str | None:
     indent = line[: len(line) - len(line.lstrip())]
     body = f"\n{indent}    {statement}\n" if statement else "\n"
     return code[: open_brace + 1] + body + indent + "}\n"
-
-
-def _common_indent(original: str, dedented: str) -> str:
-    for before, after in zip(original.splitlines(), dedented.splitlines(), strict=False):
-        if after.strip():
-            return before[: len(before) - len(after)]
-    return ""
 
 
 def _reference(task: Task) -> str:

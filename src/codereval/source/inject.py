@@ -80,9 +80,24 @@ def dedent_code(code: str) -> str:
         lines.pop()
     if not lines:
         return ""
-    indent = _leading(lines[0])
-    out = [line[len(indent):] if line.startswith(indent) else line for line in lines]
-    return "\n".join(out) + "\n"
+    text, _ = strip_first_indent("\n".join(lines))
+    return text + "\n"
+
+
+def strip_first_indent(code: str) -> tuple[str, str]:
+    """(code shifted left, the indentation removed): the first code line's indentation comes
+    off every line that has it.
+
+    Unlike ``textwrap.dedent``, a line with less (a docstring's continuation at column 0, as
+    real projects write them) does not stop the shift: it is left as it is.
+    """
+    lines = code.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")
+    indent = _leading(first)
+    if not indent:
+        return code, ""
+    shifted = [line[len(indent) :] if line.startswith(indent) else line for line in lines]
+    return "".join(shifted), indent
 
 
 def _string_continuation_lines(code: str) -> set[int]:

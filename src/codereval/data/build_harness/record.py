@@ -12,10 +12,11 @@
 # error = the exception raised while iterating, if any.
 # where args is the pickle of (args, kwargs) before the call (a method's receiver is args[0])
 # and args_after the same objects after it (what the call changed in them). A call whose inputs
-# or result cannot be pickled is counted in OUT_DIR/<id>.dropped and not written. Pickle rather
-# than dill: it is in every interpreter, so nothing is installed into the project's
-# environment, and what it cannot serialise (lambdas, generators, open files, locks) is what
-# a replay could not compare anyway.
+# or result cannot be pickled is counted in OUT_DIR/<id>.dropped and not written. Pickle by
+# default: it is in every interpreter, so nothing is installed into the project's environment.
+# SPEC's "serializer": "cloudpickle" (installed into the environment by `build --serializer
+# cloudpickle`) also holds lambdas and local functions, by value; its pickles are read back by
+# plain pickle.loads as long as cloudpickle is importable, so the replay is the same.
 import json
 import os
 import pickle
@@ -29,6 +30,10 @@ with open(SPEC_PATH) as handle:
 MAX_CALLS = int(SPEC.get("max_calls", 20))
 MAX_BYTES = int(SPEC.get("max_bytes", 1 << 16))
 PROTOCOL = min(4, pickle.HIGHEST_PROTOCOL)
+if SPEC.get("serializer") == "cloudpickle":
+    import cloudpickle as _serializer
+else:
+    _serializer = pickle
 _state = threading.local()
 _counts = {}
 _dropped = {}
@@ -43,7 +48,7 @@ def _note_dropped(target_id, why):
 
 
 def _dumps(value):
-    data = pickle.dumps(value, protocol=PROTOCOL)
+    data = _serializer.dumps(value, protocol=PROTOCOL)
     if len(data) > MAX_BYTES:
         raise ValueError("larger than %d bytes" % MAX_BYTES)
     return data

@@ -39,6 +39,10 @@ def build_command() -> None:
               help="Statements a function needs besides its docstring.")
 @click.option("--max-calls", default=20, show_default=True,
               help="Calls recorded per function.")
+@click.option("--serializer", type=click.Choice(["pickle", "cloudpickle"]), default="pickle",
+              show_default=True,
+              help="How calls are recorded: cloudpickle (installed into the project's "
+                   "environment) also holds lambdas and local functions.")
 @click.option("--max-tasks", type=int, default=None, help="Keep the first N functions selected.")
 @click.option("--mutants", default=12, show_default=True, help="Mutants per task, for strength.")
 @click.option("--min-kill", default=0.5, show_default=True,
@@ -56,7 +60,7 @@ def build_command() -> None:
 def build_python_command(
     repo: Path, commit: str, out: Path, name: str, since: str, python: str,
     requirements: tuple[str, ...], pytest_args: str, min_statements: int, max_calls: int,
-    max_tasks: int | None, mutants: int, min_kill: float, include_weak: bool,
+    serializer: str, max_tasks: int | None, mutants: int, min_kill: float, include_weak: bool,
     suite_timeout: float, timeout: float, jobs: int, sandbox: str, keep_work: bool,
     env_root: Path | None,
 ) -> None:
@@ -80,7 +84,8 @@ def build_python_command(
     options = BuildOptions(
         repo=repo, commit=commit, out=out, name=name, since=since, python=python,
         requirements=requirements, pytest_args=tuple(shlex.split(pytest_args)),
-        min_statements=min_statements, max_calls=max_calls, max_tasks=max_tasks,
+        min_statements=min_statements, max_calls=max_calls, serializer=serializer,
+        max_tasks=max_tasks,
         mutants=mutants, min_kill=min_kill, include_weak=include_weak,
         suite_timeout=suite_timeout, timeout=timeout, jobs=jobs, sandbox=sandbox,
         env_root=env_root, keep_work=keep_work, progress=True,

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ast
 import copy
-import textwrap
 from collections.abc import Callable, Iterator
+
+from codereval.source.inject import strip_first_indent
 
 _ARITHMETIC: dict[type[ast.operator], type[ast.operator]] = {
     ast.Add: ast.Sub,
@@ -107,7 +108,8 @@ def _not_dropped(function: ast.FunctionDef) -> Iterator[tuple[str, ast.AST]]:
 
 def mutants(code: str, name: str, *, limit: int = 12) -> list[tuple[str, str]]:
     """(kind, mutant code) for the function ``name`` defined in ``code``; [] if none is found."""
-    tree = ast.parse(textwrap.dedent(code))
+    # A method's docstring may have lines at column 0, which textwrap.dedent gives up on.
+    tree = ast.parse(strip_first_indent(code)[0])
     function = next(
         (
             n

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -86,6 +87,8 @@ REQUIREMENT_FILES = (
     "testing_requirements.txt",
     "requirements-dev.txt",
 )
+# The names projects give the dependency group or extra their tests need.
+TEST_GROUPS = ("tests", "test", "testing")
 FLAKY_SHARE = 0.5
 
 
@@ -101,6 +104,8 @@ class BuildOptions:
     pytest_args: tuple[str, ...] = ()
     min_statements: int = 3
     max_calls: int = 20
+    # "pickle" (nothing installed) or "cloudpickle" (installed; holds lambdas, local functions).
+    serializer: str = "pickle"
     max_tasks: int | None = None
     mutants: int = 12
     min_kill: float = 0.5
@@ -217,15 +222,42 @@ def _export(repo: Path, commit: str, into: Path) -> None:
 
 
 def _write_manifest(
-    path: Path, name: str, slug: str, python: str, requirements: Sequence[str], newer: str
+    path: Path,
+    name: str,
+    slug: str,
+    python: str,
+    requirements: Sequence[str],
+    newer: str,
+    install_env: dict[str, str],
 ) -> None:
-    path.write_text(
+    text = (
         "# Written by `codereval build`: the project at its commit, with what its suite needs.\n"
         f'[projects."{name}"]\nlanguage = "python"\nsource = "repos/{slug}"\n'
         f'python = "{python}"\nrequirements = {json.dumps(list(requirements))}\n'
-        f'exclude_newer = "{newer}"\n',
-        encoding="utf-8",
+        f'exclude_newer = "{newer}"\n'
     )
+    if install_env:
+        pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in install_env.items())
+        text += f"install_env = {{ {pairs} }}\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _install_env(repo: Path, commit: str, tree: Path) -> tuple[tuple[str, str], ...]:
+    """Variables the project's installation needs because its tree has no git history.
+
+    pbr (OpenStack's setuptools plug-in) asks git for the version and fails on an exported
+    tree; PBR_VERSION is its documented way round, set to the commit's latest tag.
+    """
+    setup = "".join(
+        (tree / f).read_text(encoding="utf-8", errors="replace")
+        for f in ("setup.py", "setup.cfg", "pyproject.toml")
+        if (tree / f).is_file()
+    )
+    if not re.search(r"\bpbr\b", setup):
+        return ()
+    described = _git(repo, "describe", "--tags", "--abbrev=0", commit).stdout.strip()
+    version = re.sub(r"^[^0-9]*", "", described)
+    return (("PBR_VERSION", version if re.match(r"^\d+(\.\d+)*$", version) else "0.0.0"),)
 
 
 def _error_line(error: str) -> str:
@@ -242,6 +274,11 @@ def _requirements(tree: Path, extra: Sequence[str]) -> tuple[str, ...]:
     found: list[str] = []
     if any((tree / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg")):
         found.append("-e .")
+    for requirement in _pyproject_test_requirements(tree / "pyproject.toml"):
+        if requirement.startswith("-e .[") and "-e ." in found:
+            found[found.index("-e .")] = requirement  # the project with its test extra
+        else:
+            found.append(requirement)
     for name in REQUIREMENT_FILES:
         if (tree / name).is_file():
             found.append(f"-r {name}")
@@ -249,6 +286,42 @@ def _requirements(tree: Path, extra: Sequence[str]) -> tuple[str, ...]:
     if not any(r.split("=")[0].split("<")[0].split(">")[0].strip() == "pytest" for r in found):
         found.append("pytest")
     return tuple(found)
+
+
+def _pyproject_test_requirements(pyproject: Path) -> list[str]:
+    """What pyproject.toml says the tests need: a PEP 735 dependency group (``tests``, ``test``,
+    ``testing``, else ``dev``; included groups followed), else an optional-dependencies extra
+    of those names (as ``-e .[extra]`` requirements)."""
+    if not pyproject.is_file():
+        return []
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    groups = data.get("dependency-groups")
+    if isinstance(groups, dict):
+        for name in (*TEST_GROUPS, "dev"):
+            if isinstance(groups.get(name), list):
+                return _group(groups, name, set())
+    extras = data.get("project", {}).get("optional-dependencies")
+    if isinstance(extras, dict):
+        for name in TEST_GROUPS:
+            if isinstance(extras.get(name), list):
+                return [f"-e .[{name}]"]
+    return []
+
+
+def _group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
+    seen.add(name)
+    out: list[str] = []
+    for item in groups.get(name, []):
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+            included = item["include-group"]
+            if included not in seen and isinstance(groups.get(included), list):
+                out += _group(groups, included, seen)
+    return out
 
 
 class _Runner:
@@ -366,6 +439,7 @@ def _record(
                     for i, c in enumerate(candidates)],
         "max_calls": options.max_calls,
         "max_bytes": 1 << 16,
+        "serializer": options.serializer,
         "roots": sorted({c.root for c in candidates if c.root != "."}),
     }  # fmt: skip
     files = {
@@ -490,7 +564,10 @@ def _build(
         )
     say(f"{len(candidates)} functions selected")
     exclude_newer = (date + dt.timedelta(days=1)).strftime("%Y-%m-%dT00:00:00Z")
-    requirements = _requirements(tree, options.requirements)
+    extra = options.requirements
+    if options.serializer == "cloudpickle":
+        extra = (*extra, "cloudpickle")
+    requirements = _requirements(tree, extra)
     spec = ProjectSpec(
         name=name,
         language=Language.PYTHON,
@@ -498,6 +575,7 @@ def _build(
         python=options.python,
         requirements=requirements,
         exclude_newer=exclude_newer,
+        install_env=_install_env(options.repo, commit, tree),
         base_dir=staging,
     )
     env_root = options.env_root or default_root()
@@ -516,7 +594,7 @@ def _build(
             hint="pass --python X.Y or --requirement to say what the project needs",
         )
     _write_manifest(staging / "projects.toml", name, slug, options.python, requirements,
-                    exclude_newer)  # fmt: skip
+                    exclude_newer, dict(spec.install_env))  # fmt: skip
     work = staging / ".work"
     work.mkdir()
     runner = _Runner(env, get_sandbox(options.sandbox), work)
@@ -594,7 +672,8 @@ def _build(
         "commit": commit,
         "commit_date": date.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "since": options.since or None,
-        "selection": {"min_statements": options.min_statements, "max_calls": options.max_calls},
+        "selection": {"min_statements": options.min_statements, "max_calls": options.max_calls,
+                      "serializer": options.serializer},
         "validation": {
             "reference_runs": REFERENCE_RUNS,
             "mutants": options.mutants,
