@@ -370,7 +370,7 @@ def test_a_repository_with_nothing_to_select_is_refused(tmp_path: Path, run_cli)
 
 
 @pytest.mark.slow
-def test_no_suite_and_a_suite_that_does_not_run_are_one_line_each(
+def test_no_suite_a_suite_that_does_not_run_and_one_that_reaches_nothing_are_one_line_each(
     tmp_path: Path, env_root: Path, run_cli
 ) -> None:
     bare = make_repo(tmp_path / "a", suite=None)
@@ -384,6 +384,10 @@ def test_no_suite_and_a_suite_that_does_not_run_are_one_line_each(
     out = tmp_path / "out-b"
     done = run_cli("build", "python", broken, "--commit", "HEAD", "--out", out)
     _one_line_error(done, out, "the test suite does not run")
+    idle = make_repo(tmp_path / "c", suite="def test_nothing():\n    assert True\n")
+    out = tmp_path / "out-c"
+    done = run_cli("build", "python", idle, "--commit", "HEAD", "--out", out)
+    _one_line_error(done, out, "no function has a test: of the 8 selected, 8 unreached")
 
 
 def test_selection_skips_tests_dunders_short_and_nested_functions(tmp_path: Path) -> None:
@@ -550,3 +554,40 @@ def test_what_pyproject_says_the_tests_need_is_installed(tmp_path: Path) -> None
     assert _requirements(tmp_path, ()) == ("-e .[test]", "pytest")
     pyproject.write_text('[project]\nname = "p"\n')
     assert _requirements(tmp_path, ("attrs",)) == ("-e .", "attrs", "pytest")
+    # A namespace package declared with pkg_resources needs setuptools, which uv's venvs lack.
+    (tmp_path / "ns").mkdir()
+    (tmp_path / "ns" / "__init__.py").write_text(
+        "__import__('pkg_resources').declare_namespace(__name__)\n"
+    )
+    assert _requirements(tmp_path, ()) == ("-e .", "setuptools", "pytest")
+    assert _requirements(tmp_path, ("setuptools<60",)) == ("-e .", "setuptools<60", "pytest")
+
+
+def test_a_module_that_exits_when_imported_leaves_its_function_unrecorded_not_the_suite(
+    tmp_path: Path, env_root: Path, run_cli
+) -> None:
+    repo = make_repo(tmp_path)
+    (repo / "calc" / "script.py").write_text(textwrap.dedent(
+        '''
+        import sys
+
+
+        def total(values):
+            """Sum of the values."""
+            out = 0
+            for value in values:
+                out += value
+            return out
+
+
+        sys.exit(2)  # a script run on import, as some projects' tools are
+        '''
+    ))  # fmt: skip
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "script")
+    done = run_cli("build", "python", repo, "--commit", "HEAD", "--out", tmp_path / "out")
+    assert done.exit_code == 0, done.stderr
+    checks = _checks(tmp_path / "out")
+    assert checks["calc.script.total"]["status"] == "unrecorded"
+    assert "SystemExit" in str(checks["calc.script.total"]["detail"])
+    assert checks["calc.core.mean"]["status"] == "ok"

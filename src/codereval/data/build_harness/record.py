@@ -189,7 +189,9 @@ class _Plugin(object):
         for target in SPEC["targets"]:
             try:
                 installed = _install(target)
-            except Exception as exc:
+            # A script's module may exit when imported (argparse at the top): that target is
+            # not recorded, the suite still runs.
+            except (Exception, SystemExit) as exc:
                 _note_dropped(target["id"], "not installed: %s: %s" % (type(exc).__name__, exc))
                 continue
             if installed is not None:

@@ -35,6 +35,7 @@ import subprocess
 import tarfile
 import tempfile
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -283,9 +284,27 @@ def _requirements(tree: Path, extra: Sequence[str]) -> tuple[str, ...]:
         if (tree / name).is_file():
             found.append(f"-r {name}")
     found += [r for r in extra if r not in found]
-    if not any(r.split("=")[0].split("<")[0].split(">")[0].strip() == "pytest" for r in found):
+    if not any(_name(r) == "setuptools" for r in found) and _uses_pkg_resources(tree):
+        # uv's venvs hold no setuptools, which python -m venv's did until 3.12: namespace
+        # packages declared with pkg_resources (zope's) need it.
+        found.append("setuptools")
+    if not any(_name(r) == "pytest" for r in found):
         found.append("pytest")
     return tuple(found)
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\s\[<>=!~;]", requirement.strip(), maxsplit=1)[0].lower()
+
+
+def _uses_pkg_resources(tree: Path) -> bool:
+    for path in tree.rglob("*.py"):
+        try:
+            if "pkg_resources" in path.read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _pyproject_test_requirements(pyproject: Path) -> list[str]:
@@ -645,6 +664,15 @@ def _build(
             continue
         tests[candidate.task_id] = replay_code(candidate, kept)
         check.calls = len(kept)
+    if not tests:
+        statuses = Counter(c.status for c in report.checks)
+        raise UserError(
+            f"no function has a test: of the {len(candidates)} selected, "
+            + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+            + f" (pytest exit {suite.get('exit')})",
+            hint="widen the suite with --pytest-args, or record more with --serializer "
+            "cloudpickle",
+        )
     say(f"{len(tests)} functions reached with stable calls; checking them through the engine")
     by_id = {c.task_id: c for c in candidates}
     # Analysed once: every tested function is validated, the chosen ones are kept.
