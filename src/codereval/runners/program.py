@@ -24,8 +24,10 @@ from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.program_source import (
     PYTHON_HELPER_MODULES,
+    PYTHON_LAUNCHER,
     RUST_TEST_FILE,
     build_program,
+    prologue_source,
 )
 from codereval.runners.program_toolchains import TOOLCHAINS, Toolchain
 from codereval.sandbox.base import ExecResult
@@ -221,7 +223,8 @@ class ProgramRunner(Runner):
             ran, executor = staged, "fresh"
         elif slot is not None:
             ran, executor = slot.run(
-                request, stdlib=PYTHON_HELPER_MODULES if language == "python" else ())
+                request, stdlib=PYTHON_HELPER_MODULES if language == "python" else (),
+                scripts=(prologue_source(PYTHON_LAUNCHER),) if language == "python" else ())
         else:
             ran, executor = ctx.sandbox.run(request), "fresh"
         base = base.model_copy(update={"provenance": Provenance(executor=executor)})

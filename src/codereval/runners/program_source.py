@@ -20,6 +20,7 @@ declaration for translation), plus what makes the verdict honest:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -91,6 +92,7 @@ class Program:
     main: str
 
 
+@functools.cache
 def prologue_source(name: str) -> str:
     """One of our prologues (runners/prologue/): the same text for every sample, no secret."""
     return resources.files("codereval.runners").joinpath("prologue", name).read_text("utf-8")

@@ -802,9 +802,9 @@ def _wipe(folder, keep):
             _force_remove(path)
 
 
-def _clean(baseline):
+def _clean(baseline, reap=True):
     problems = []
-    if not _reap_all():
+    if reap and not _reap_all():
         problems.append("processes of the sample survived")
     for folder in WIPED:
         try:
@@ -924,7 +924,7 @@ def _run(sock, request, fds, wakeup):
                     pass
     # What the sample left (daemons included) dies before its end is reported: the host then
     # drains pipes nobody holds any more, and the clean-up that follows finds nothing to kill.
-    _reap_all()
+    gone = _reap_all()
     error = b""
     while True:
         chunk = os.read(error_r, 4096)
@@ -933,6 +933,13 @@ def _run(sock, request, fds, wakeup):
         error += chunk
     os.close(error_r)
     _send(sock, {"exit": status, "error": error.decode("utf-8", "replace")})
+    if gone:
+        # Nothing of the sample lives any more, so the next sample's spare may be forked now,
+        # while the host judges this one, instead of after the wipe: it is a copy of this
+        # server, not of anything the sample made, and it gets no request before the host has
+        # read the clean-up's answer (a worker with problems is retired, spare and all).
+        _spawn_spare(sock)
+    return gone
 
 
 def main():
@@ -994,12 +1001,13 @@ def main():
             return
         op = message.get("op")
         if op == "run":
-            _run(sock, message, fds, wakeup_r)
+            forked = _run(sock, message, fds, wakeup_r)
             # No request for it: every sample is followed by its clean-up, whose answer the
             # host reads before the next sample (while it judges this one, we clean and fork).
-            problems = _clean(baseline)
+            # A reap now would kill the spare already forked: its own reap found nothing left.
+            problems = _clean(baseline, reap=not forked)
             _send(sock, {"problems": problems})
-            if not problems:
+            if not problems and not forked:
                 _spawn_spare(sock)
         elif op == "kill":
             # Between samples (a kill that crossed the end's report): what the sample started
