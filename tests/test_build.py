@@ -591,3 +591,27 @@ def test_a_module_that_exits_when_imported_leaves_its_function_unrecorded_not_th
     assert checks["calc.script.total"]["status"] == "unrecorded"
     assert "SystemExit" in str(checks["calc.script.total"]["detail"])
     assert checks["calc.core.mean"]["status"] == "ok"
+
+
+def test_a_function_whose_calls_never_pickle_is_not_tried_for_ever(
+    tmp_path: Path, env_root: Path, run_cli
+) -> None:
+    # Each try pickles the arguments: on a suite's million calls that made builds run for hours.
+    many = SUITE + textwrap.dedent(
+        """
+
+        def test_many():
+            for i in range(500):
+                apply_all(lambda x: x, [i])
+        """
+    )
+    repo = make_repo(tmp_path, suite=many)
+    done = run_cli(
+        "build", "python", repo, "--commit", "HEAD", "--out", tmp_path / "out",
+        "--max-calls", "2", "--max-tasks", "4",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    apply_all = _checks(tmp_path / "out")["calc.core.apply_all"]
+    assert apply_all["status"] == "unrecorded"
+    assert apply_all["dropped"] == 20  # ten times --max-calls, then no more tries
+    assert str(apply_all["detail"]).startswith("20 calls dropped (arguments: ")

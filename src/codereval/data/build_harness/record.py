@@ -29,6 +29,7 @@ with open(SPEC_PATH) as handle:
     SPEC = json.load(handle)
 MAX_CALLS = int(SPEC.get("max_calls", 20))
 MAX_BYTES = int(SPEC.get("max_bytes", 1 << 16))
+MAX_DROPS = int(SPEC.get("max_drops", 10 * MAX_CALLS))
 PROTOCOL = min(4, pickle.HIGHEST_PROTOCOL)
 if SPEC.get("serializer") == "cloudpickle":
     import cloudpickle as _serializer
@@ -42,9 +43,11 @@ _lock = threading.Lock()
 
 def _note_dropped(target_id, why):
     with _lock:
-        _dropped[target_id] = _dropped.get(target_id, 0) + 1
-        with open(os.path.join(OUT_DIR, target_id + ".dropped"), "a") as handle:
-            handle.write(why + "\n")
+        count = _dropped[target_id] = _dropped.get(target_id, 0) + 1
+        # The reasons of the first few; the count (suite.json) is of all the calls tried.
+        if count <= MAX_CALLS:
+            with open(os.path.join(OUT_DIR, target_id + ".dropped"), "a") as handle:
+                handle.write(why + "\n")
 
 
 def _dumps(value):
@@ -60,7 +63,10 @@ def _recording(target_id, function):
         if active is None:
             active = _state.active = set()
         # Only the outermost call: a recursive call is part of the outer one's behaviour.
-        if target_id in active or _counts.get(target_id, 0) >= MAX_CALLS:
+        # A function whose calls never pickle is not tried for ever: pickling a large object
+        # graph on each of a suite's million calls is what made suites run for hours.
+        if (target_id in active or _counts.get(target_id, 0) >= MAX_CALLS
+                or _dropped.get(target_id, 0) >= MAX_DROPS):
             return function(*args, **kwargs)
         try:
             before = _dumps((args, kwargs))

@@ -451,7 +451,7 @@ INLINE = "test_codereval_inline.py"
 
 def _record(
     runner: _Runner, candidates: Sequence[Candidate], options: BuildOptions, work: Path
-) -> tuple[dict[str, Any], dict[str, list[bytes]], dict[str, list[str]]]:
+) -> tuple[dict[str, Any], dict[str, list[bytes]], dict[str, tuple[int, list[str]]]]:
     outputs = work / "recorded"
     spec = {
         "targets": [{"id": f"t{i}", "module": c.module, "qualname": c.qualname}
@@ -495,10 +495,13 @@ def _record(
         last = tail.splitlines()[-1] if tail else ""
         raise UserError(f"the test suite does not run (pytest exit {exit_code}): {last[:200]}")
     calls = {c.task_id: _read_calls(outputs / f"t{i}.calls") for i, c in enumerate(candidates)}
-    dropped: dict[str, list[str]] = {}
+    # (how many calls were dropped, the reasons of the first ones)
+    dropped: dict[str, tuple[int, list[str]]] = {}
+    counts = summary.get("dropped", {})
     for i, c in enumerate(candidates):
         path = outputs / f"t{i}.dropped"
-        dropped[c.task_id] = path.read_text().splitlines() if path.is_file() else []
+        reasons = path.read_text().splitlines() if path.is_file() else []
+        dropped[c.task_id] = (int(counts.get(f"t{i}", len(reasons))), reasons)
     summary["tail"] = tail[-500:]
     return summary, calls, dropped
 
@@ -644,14 +647,15 @@ def _build(
             function=candidate.qualname,
             file_path=candidate.file_path,
             calls=len(recorded[candidate.task_id]),
-            dropped=len(dropped[candidate.task_id]),
+            dropped=dropped[candidate.task_id][0],
         )
         report.checks.append(check)
         if not check.calls and check.dropped:
             # Called, but nothing of it could be kept: inputs or results pickle cannot hold
             # (a regex match, a lambda, an open file), or the function could not be wrapped.
             check.status = "unrecorded"
-            check.detail = f"{check.dropped} calls dropped ({dropped[candidate.task_id][0]})"
+            reasons = dropped[candidate.task_id][1]
+            check.detail = f"{check.dropped} calls dropped ({reasons[0] if reasons else '?'})"
             continue
         if not check.calls:
             check.status, check.detail = "unreached", "the suite never called it"
