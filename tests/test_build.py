@@ -384,6 +384,7 @@ def test_no_suite_a_suite_that_does_not_run_and_one_that_reaches_nothing_are_one
     out = tmp_path / "out-b"
     done = run_cli("build", "python", broken, "--commit", "HEAD", "--out", out)
     _one_line_error(done, out, "the test suite does not run")
+    assert "RuntimeError: broken conftest" in done.stderr  # the cause, not pytest's last line
     idle = make_repo(tmp_path / "c", suite="def test_nothing():\n    assert True\n")
     out = tmp_path / "out-c"
     done = run_cli("build", "python", idle, "--commit", "HEAD", "--out", out)

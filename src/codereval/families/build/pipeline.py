@@ -293,6 +293,17 @@ def _requirements(tree: Path, extra: Sequence[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _why_not_run(output: str) -> str:
+    """The line of pytest's output that says why the suite stopped: the first collection
+    error's module and its exception, else the last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    where = next((line.strip("_ ") for line in lines if "ERROR collecting" in line), "")
+    error = next((line[1:].strip() for line in lines if line.startswith("E ")), "")
+    if where and error:
+        return f"{where}: {error}"[:300]
+    return (error or (lines[-1] if lines else "no output"))[:300]
+
+
 def _name(requirement: str) -> str:
     return re.split(r"[\s\[<>=!~;]", requirement.strip(), maxsplit=1)[0].lower()
 
@@ -492,8 +503,10 @@ def _record(
             hint="give the suite's folder with --pytest-args tests/",
         )
     if exit_code in (2, 3, 4):
-        last = tail.splitlines()[-1] if tail else ""
-        raise UserError(f"the test suite does not run (pytest exit {exit_code}): {last[:200]}")
+        output = (result.stdout + result.stderr).decode("utf-8", "replace")
+        raise UserError(
+            f"the test suite does not run (pytest exit {exit_code}): {_why_not_run(output)}"
+        )
     calls = {c.task_id: _read_calls(outputs / f"t{i}.calls") for i, c in enumerate(candidates)}
     # (how many calls were dropped, the reasons of the first ones)
     dropped: dict[str, tuple[int, list[str]]] = {}
