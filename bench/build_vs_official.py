@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the measurement's command, in the docstring, has a long argument)
 """Recorded tests against CoderEval's official ones (issue 31, item 4).
 
 For each CoderEval-Python project given (a checkout at its pinned commit), `codereval build
@@ -8,6 +9,63 @@ the recorded tests; each sample's verdict is set beside the official `is_pass`.
     python bench/build_vs_official.py --checkouts /work/checkouts --work /tmp/bvo \\
         --project cpburnz/python-sql-parameters="tests/ -o python_files=t_*.py" \\
         --project ynikitenko/lena --project pexip/os-python-cachetools
+
+The measurement of docs/build.md (all 43 projects, the suite arguments and requirements each
+needs; CHECKOUTS holds <owner>---<repo> clones, GOLD_RUN an `evaluate --reference --compat`
+run of the official tests as bench/codereval_python_agreement.py makes it):
+
+    .venv/bin/python bench/build_vs_official.py --checkouts CHECKOUTS --work /tmp/bvo \\
+        --official-gold GOLD_RUN/gold.jsonl \\
+        --project ynikitenko/lena \\
+        --project zimeon/ocfl-py \\
+        --project pexip/os-python-cachetools \\
+        --project witten/borgmatic \\
+        --project witten/atticmatic \\
+        --project cpburnz/python-sql-parameters="tests/ -o python_files=t_*.py" \\
+        --project bastikr/boolean \\
+        --project kirankotari/shconfparser \\
+        --project eykd/prestoplot \\
+        --project bazaar-projects/docopt-ng \\
+        --project MozillaSecurity/lithium \\
+        --project burgerbecky/makeprojects \\
+        --project scieloorg/packtools \\
+        --project santoshphilip/eppy \\
+        --project cloudmesh/cloudmesh-common \\
+        --project skorokithakis/shortuuid \\
+        --project champax/pysolbase="pysolbase_test" \\
+        --project pexip/os-python-dateutil="dateutil/test" \\
+        --project infobloxopen/infoblox-client="tests" \\
+        --project turicas/rows="tests" \\
+        --project scrolltech/apphelpers="tests" \\
+        --project gopad/gopad-python="test" \\
+        --project SEED-platform/py-seed="tests --ignore=tests/integration" \\
+        --project awsteiner/o2sclpy="o2sclpy/test" \\
+        --project sunpy/radiospectra="radiospectra" \\
+        --requirement sunpy/radiospectra=pytest-doctestplus \\
+        --requirement sunpy/radiospectra=pytest-astropy \\
+        --project redhat-openstack/infrared="tests" \\
+        --project pexip/os-zope="src/zope/interface" \\
+        --own-requirements pexip/os-zope \\
+        --project jaywink/federation="federation/tests" \\
+        --requirement "jaywink/federation=-r dev-requirements.txt" \\
+        --requirement jaywink/federation=freezegun \\
+        --requirement jaywink/federation=arrow \\
+        --requirement jaywink/federation=pytest-django \\
+        --project neo4j/neo4j-python-driver="tests/unit/common" \\
+        --project rak-n-rok/Krake="krake/tests" \\
+        --project pre-commit/pre-commit="tests" \\
+        --project SoftwareHeritage/swh-lister="swh/lister/arch" \\
+        --project openstack/neutron-lib="neutron_lib/tests/unit/agent" \\
+        --project openstack/cinder="cinder/tests/unit/image/test_glance.py cinder/tests/unit/api/test_api_validation.py" \\
+        --project mozilla/relman-auto-nag="auto_nag/tests" \\
+        --project ossobv/planb \\
+        --project sipwise/repoapi \\
+        --project ikus060/rdiffweb="rdiffweb/core" \\
+        --project commandline/flashbake \\
+        --project ufo-kit/concert="concert/tests/unit" \\
+        --project ansible-security/ansible_collections.ibm.qradar="tests/unit" \\
+        --project rougier/matplotlib \\
+        --project mwatts15/rdflib
 
 Prints, per project: the CoderEval tasks, those the suite reached (and why the others were not
 built), and per model the 2x2 table (official first, then ours) with the agreement; then the
@@ -83,8 +141,13 @@ def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dic
     result: dict = {"project": project, "seconds": built_seconds, "models": {}, "why": Counter()}
     tasks = official(MODELS[0], project)
     matched: dict[str, str] = {}
+    # CoderEval's file paths are relative to the package's root: a src/ layout is a prefix.
+    def place(path: str) -> str:
+        files = {p for p, _ in [*checks, *by_place]}
+        return next((f for f in sorted(files) if f == path or f.endswith("/" + path)), path)
+
     for task in tasks:
-        key = (task["file_path"], task["name"])
+        key = (place(task["file_path"]), task["name"])
         ours = by_place.get(key, [])
         if len(ours) == 1:
             matched[task["_id"]] = ours[0]
