@@ -57,7 +57,9 @@ def test_trivial_body_of_an_indented_method_stays_indented_and_parses() -> None:
 
 
 def test_trivial_body_of_a_method_whose_docstring_has_a_line_at_column_0() -> None:
-    method = '    def size(self):\n        """How big.\n.\n        """\n        return len(self.x)\n'
+    method = (
+        '    def size(self):\n        """How big.\n.\n        """\n        return len(self.x)\n'
+    )
     assert trivial_body(method, "pass", name="size") == "    def size(self):\n        pass\n"
 
 
