@@ -555,6 +555,25 @@ def test_what_pyproject_says_the_tests_need_is_installed(tmp_path: Path) -> None
     assert _requirements(tmp_path, ()) == ("-e .[test]", "pytest")
     pyproject.write_text('[project]\nname = "p"\n')
     assert _requirements(tmp_path, ("attrs",)) == ("-e .", "attrs", "pytest")
+    # Poetry's groups (and its older dev-dependencies), its constraints made PEP 440.
+    pyproject.write_text(textwrap.dedent(
+        """
+        [tool.poetry.dependencies]
+        python = "^3.8"
+        pygments = "^2.13.0"
+        [tool.poetry.group.test.dependencies]
+        pytest = "^7.0.0"
+        attrs = { version = "~21.4", extras = ["tests"] }
+        mock = "4.0.3"
+        local = { path = "../local" }
+        """
+    ))  # fmt: skip
+    assert _requirements(tmp_path, ()) == (
+        "-e .", "pytest>=7.0.0,<8", "attrs[tests]>=21.4,<21.5", "mock==4.0.3",
+    )  # fmt: skip
+    pyproject.write_text('[tool.poetry.dev-dependencies]\nattrs = "^0.2"\nflake8 = "*"\n')
+    assert _requirements(tmp_path, ()) == ("-e .", "attrs>=0.2,<0.3", "flake8", "pytest")
+    pyproject.write_text('[project]\nname = "p"\n')
     # A namespace package declared with pkg_resources needs setuptools, which uv's venvs lack.
     (tmp_path / "ns").mkdir()
     (tmp_path / "ns" / "__init__.py").write_text(

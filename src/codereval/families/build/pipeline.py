@@ -333,12 +333,60 @@ def _pyproject_test_requirements(pyproject: Path) -> list[str]:
         for name in (*TEST_GROUPS, "dev"):
             if isinstance(groups.get(name), list):
                 return _group(groups, name, set())
+    poetry = data.get("tool", {}).get("poetry", {})
+    if isinstance(poetry, dict):
+        groups = poetry.get("group", {})
+        for name in (*TEST_GROUPS, "dev"):
+            table = groups.get(name, {}).get("dependencies") if isinstance(groups, dict) else None
+            if isinstance(table, dict):
+                return _poetry_requirements(table)
+        if isinstance(poetry.get("dev-dependencies"), dict):
+            return _poetry_requirements(poetry["dev-dependencies"])
     extras = data.get("project", {}).get("optional-dependencies")
     if isinstance(extras, dict):
         for name in TEST_GROUPS:
             if isinstance(extras.get(name), list):
                 return [f"-e .[{name}]"]
     return []
+
+
+def _poetry_requirements(table: dict[str, Any]) -> list[str]:
+    """Poetry's dependency table as requirement strings (git, path and url ones left out)."""
+    out: list[str] = []
+    for name, spec in table.items():
+        if name == "python":
+            continue
+        if isinstance(spec, dict):
+            if any(key in spec for key in ("git", "path", "url")):
+                continue
+            extras = spec.get("extras")
+            name = f"{name}[{','.join(extras)}]" if isinstance(extras, list) and extras else name
+            spec = spec.get("version", "*")
+        if isinstance(spec, str):
+            out.append(name + _poetry_constraint(spec))
+    return out
+
+
+def _poetry_constraint(spec: str) -> str:
+    """``^1.2.3`` -> ``>=1.2.3,<2``; ``~1.2`` -> ``>=1.2,<1.3``; ``1.2`` -> ``==1.2``;
+    ``*`` -> nothing; anything with an operator is PEP 440 already."""
+    parts = []
+    for item in (p.strip() for p in spec.split(",") if p.strip()):
+        if item == "*":
+            continue
+        numbers = [int(n) for n in re.findall(r"\d+", item)]
+        if item.startswith("^") and numbers:
+            first = next((i for i, n in enumerate(numbers) if n), len(numbers) - 1)
+            upper = [*numbers[:first], numbers[first] + 1]
+            parts.append(f">={item[1:]},<{'.'.join(map(str, upper))}")
+        elif item.startswith("~") and not item.startswith("~=") and numbers:
+            upper = [numbers[0] + 1] if len(numbers) == 1 else [numbers[0], numbers[1] + 1]
+            parts.append(f">={item[1:]},<{'.'.join(map(str, upper))}")
+        elif re.match(r"^\d", item):
+            parts.append(f"=={item}")
+        else:
+            parts.append(item)
+    return ",".join(parts)
 
 
 def _group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
