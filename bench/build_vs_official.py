@@ -142,9 +142,10 @@ def run_project(project: str, pytest_args: str, args: argparse.Namespace) -> dic
     tasks = official(MODELS[0], project)
     matched: dict[str, str] = {}
     # CoderEval's file paths are relative to the package's root: a src/ layout is a prefix.
+    files = sorted({p for p, _ in [*checks, *by_place]})
+
     def place(path: str) -> str:
-        files = {p for p, _ in [*checks, *by_place]}
-        return next((f for f in sorted(files) if f == path or f.endswith("/" + path)), path)
+        return next((f for f in files if f == path or f.endswith("/" + path)), path)
 
     for task in tasks:
         key = (place(task["file_path"]), task["name"])
