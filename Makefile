@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml scripts/setup-system.sh
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	$(PY) -m codereval.java.build
+	$(PY) -m codereval.java.recording
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)

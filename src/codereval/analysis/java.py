@@ -9,6 +9,7 @@ tree, and the classpath jars.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -571,3 +572,24 @@ def analyze_java_file(
     return analyze_java_source(
         source, target, file_path=file_path, project_root=project_root, classpath=classpath
     )
+
+
+def param_types(params: Node | None) -> tuple[str, ...]:
+    if params is None:
+        return ()
+    types = []
+    for child in params.named_children:
+        if child.type == "formal_parameter":
+            kind = child.child_by_field_name("type")
+            dims = child.child_by_field_name("dimensions")
+            types.append(_norm(node_text(kind) + node_text(dims)))
+        elif child.type == "spread_parameter":
+            kind = next((c for c in child.named_children
+                         if c.type not in ("modifiers", "variable_declarator")), None)
+            types.append(_norm(node_text(kind)) + "...")
+    return tuple(types)
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"@\w+(\.\w+)*(\([^)]*\))?", "", text)
+    return re.sub(r"\s+", "", text)

@@ -324,7 +324,7 @@ def evaluate(
     store_path = run_dir / STORE_FILE
     if store_path.exists() and not options.rerun:
         with ResultStore(store_path) as existing:
-            finished = existing.finished_keys()
+            finished = existing.finished_keys() | _settled(existing, groups, options.tests_dir)
     pending = [s for s in samples if sample_key(s) not in finished]
     skipped = len(samples) - len(pending)
 
@@ -394,6 +394,18 @@ def evaluate(
         counts=_counts(outcomes),
         executor=executor.name,
     )
+
+
+def _settled(store: ResultStore, groups: Mapping[str, tuple[Runner, list[Task]]],
+             tests_dir: Path | None) -> set[tuple[str, int, str]]:
+    """Infra errors their runner calls final (see Runner.settled): not run again."""
+    owner = {t.task_id: (runner, t) for runner, group in groups.values() for t in group}
+    keys = set()
+    for outcome in store.infra_errors():
+        found = owner.get(outcome.task_id)
+        if found is not None and found[0].settled(outcome, found[1], tests_dir):
+            keys.add(outcome_key(outcome))
+    return keys
 
 
 def _warn_about_isolation(isolation: str, console: Console) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -94,7 +95,8 @@ def ensure_built(*, root: Path | None = None) -> JavaTools:
     return tools
 
 
-def _compile_part(staging: Path, part: str, files: tuple[str, ...]) -> None:
+def _compile_part(staging: Path, part: str, files: tuple[str, ...],
+                  classpath: tuple[Path, ...] = ()) -> None:
     sources = staging / "src" / part
     for relative in files:
         path = sources / relative
@@ -103,6 +105,8 @@ def _compile_part(staging: Path, part: str, files: tuple[str, ...]) -> None:
     javac = find_jdk().javac
     argv = [str(javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS), "-encoding", "UTF-8",
             *JAVAC_FLAGS, "-d", str(staging / part)]
+    if classpath:
+        argv += ["-cp", os.pathsep.join(map(str, classpath))]
     argv += [str(sources / relative) for relative in files]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=tool_env(),
                           check=False)
@@ -113,11 +117,13 @@ def _compile_part(staging: Path, part: str, files: tuple[str, ...]) -> None:
         )
 
 
-def _jar(classes: Path, jar: Path) -> None:
-    """Zip a folder of classes into a jar with fixed timestamps (the same bytes every build)."""
+def _jar(classes: Path, jar: Path, *, manifest: str = "") -> None:
+    """Zip a folder of classes into a jar with fixed timestamps (the same bytes every build);
+    ``manifest`` holds extra main attributes (``Name: value`` lines)."""
     with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as archive:
+        extra = "".join(f"{line}\r\n" for line in manifest.splitlines() if line)
         archive.writestr(zipfile.ZipInfo("META-INF/MANIFEST.MF", JAR_TIME),
-                         "Manifest-Version: 1.0\r\n\r\n")
+                         f"Manifest-Version: 1.0\r\n{extra}\r\n")
         for path in sorted(classes.rglob("*.class")):
             info = zipfile.ZipInfo(str(path.relative_to(classes)), JAR_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -69,6 +69,12 @@ class Runner(ABC):
         """Identifies the environment the task runs in (recorded for reproducibility)."""
         return ""
 
+    def settled(self, outcome: Outcome, task: Task, tests_dir: Path | None) -> bool:
+        """Is this infra_error final, so that a resumed run does not run the sample again?
+        (Infra errors are the harness's failures and are tried again; a runner may know some
+        are not: a Java sample that compiled and has no test to run, while it still has none.)"""
+        return False
+
     def close(self) -> None:
         """Stop warm services. Called once when the evaluation ends."""
         return None

@@ -48,6 +48,7 @@ from codereval.java.inject import (
     inject_method,
     package_of,
 )
+from codereval.java.recording import REPLAY_JVM_FLAGS, RecorderTools, ensure_recorder, uses_replay
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.base import RunContext, Runner, sample_workdir
@@ -89,6 +90,8 @@ class TestSource:
     relative: str  # as javac prints it: <package path>/<Class>.java
     text: str
     kind: TestKind
+    # A test recorded by `codereval build java-tests`: it runs on codereval's replay library.
+    replay: bool = False
 
 
 class JavaProjectRunner(Runner):
@@ -106,6 +109,7 @@ class JavaProjectRunner(Runner):
         self._envs: dict[str, tuple[JavaEnvInfo, str] | str] = {}
         self._tools: JavaTools | None = None
         self._junit: Path | str | None = None
+        self._replay: RecorderTools | str | None = None
 
     def missing_toolchain(self) -> str | None:
         return missing_toolchain()
@@ -147,9 +151,10 @@ class JavaProjectRunner(Runner):
 
     def _plan(
         self, ctx: RunContext, *, info: JavaEnvInfo, mode: str, classes: Path | None,
+        extra: Sequence[Path] = (),
     ) -> ClassPathPlan:
-        """The test JVM's classpath (the sample's classes first, then the environment's) and
-        its class-data sharing flags."""
+        """The test JVM's classpath (the sample's classes first, then the environment's, then
+        ``extra``: a recorded test's replay library) and its class-data sharing flags."""
         floor = newer_junit(info.dependencies) if mode == "junit" else []
         shared = [info.test_classes, info.classes, *floor, *info.dependencies,
                   self._harness().harness_jar]
@@ -158,6 +163,10 @@ class JavaProjectRunner(Runner):
             if isinstance(junit, Path):
                 shared.append(junit)
         own = [classes] if classes is not None else []
+        if extra:
+            # The environment's archive was trained without the replay library.
+            return ClassPathPlan(archive=None, classpath=(*own, *shared, *extra),
+                                 why_not="a recorded test (its replay library)")
         if not self.class_sharing:
             return ClassPathPlan(archive=None, classpath=(*own, *shared), why_not="turned off")
         return self._shared_archives(ctx.sandbox).plan(
@@ -184,6 +193,16 @@ class JavaProjectRunner(Runner):
             if self._tools is None:
                 self._tools = ensure_built()
             return self._tools
+
+    def _replay_tools(self) -> RecorderTools | str:
+        """The replay library recorded tests run on, or why it is unavailable."""
+        with self._lock:
+            if self._replay is None:
+                try:
+                    self._replay = ensure_recorder()
+                except (ArtifactUnavailable, UserError) as exc:
+                    self._replay = f"the replay library of recorded tests is unavailable: {exc}"
+            return self._replay
 
     def _junit_launcher(self) -> Path | str:
         with self._lock:
@@ -233,6 +252,13 @@ class JavaProjectRunner(Runner):
         with self._lock:
             self._envs[project] = result
         return result
+
+    def settled(self, outcome: Outcome, task: Task, tests_dir: Path | None) -> bool:
+        # Compiled with no test to run: final while the tests folder still has none for the
+        # task (the project's own test roots are part of its environment, which a resumed run
+        # shares).
+        return compiled_untested(outcome) and not any(
+            p.is_file() for p in _tests_dir_candidates(task, tests_dir))
 
     def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
         with self._lock:
@@ -299,18 +325,26 @@ class JavaProjectRunner(Runner):
             sources[test.relative] = test.text
         marker = new_marker()
         mode = _mode(task)
+        extra: tuple[Path, ...] = ()
+        if test is not None and test.replay:
+            tools = self._replay_tools()
+            if isinstance(tools, str):
+                return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                               detail=tools)
+            extra = tools.replay_classpath
         early: tuple[ClassPathPlan, HeldRun] | None = None
         if slot is not None and test is not None and self.prestart:
             # The test JVM boots (its own, fresh, in the sample's cgroup) while javac works: it
             # reads the marker from stdin before it loads any class of the sample or the test,
             # and gets it only once they are compiled. A compile that fails kills it unused.
             classes.mkdir(parents=True, exist_ok=True)
-            guess = self._plan(ctx, info=info, mode=mode, classes=classes)
+            guess = self._plan(ctx, info=info, mode=mode, classes=classes, extra=extra)
             early = guess, slot.start(self._request(
                 ctx, info=info, work=work, test=test, plan=guess, classes=classes,
                 marker=marker, in_slot=True))
         with early[1] if early is not None else contextlib.nullcontext():
-            compiled = self.compiler().compile(sources, classpath=info.compile_classpath(),
+            compiled = self.compiler().compile(sources,
+                                               classpath=[*info.compile_classpath(), *extra],
                                                out_dir=classes, options=options,
                                                timeout=COMPILE_TIMEOUT)
             stopped = compile_stopped(compiled, base, note=note)
@@ -326,7 +360,7 @@ class JavaProjectRunner(Runner):
                                detail=_join(NO_TEST, note))
             # The plan as it would be made now: the classpath order depends on what compiled (a
             # class that a shared jar holds too turns the archive off).
-            plan = self._plan(ctx, info=info, mode=mode, classes=classes)
+            plan = self._plan(ctx, info=info, mode=mode, classes=classes, extra=extra)
             if early is not None and _same_plan(early[0], plan):
                 result, executor = early[1].go()
             else:
@@ -355,7 +389,8 @@ class JavaProjectRunner(Runner):
         memory = ctx.limits.memory_mb
         heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
         mode = "junit" if test.kind in JUNIT_KINDS else "main"
-        argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *plan.flags(), *heap,
+        opens = REPLAY_JVM_FLAGS if test.replay else ()
+        argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *plan.flags(), *heap, *opens,
                 f"-Djava.io.tmpdir={scratch}", "-cp", os.pathsep.join(map(str, classpath)),
                 HARNESS_MAIN, mode, test.class_name)
         # The JVM reserves far more address space than it uses: memory is held by -Xmx and
@@ -401,7 +436,8 @@ class JavaProjectRunner(Runner):
             raise ValueError("the test has no class declaration")
         prefix = package.replace(".", "/") + "/" if package else ""
         return TestSource(class_name=f"{package}.{name}" if package else name,
-                          relative=f"{prefix}{name}.java", text=text, kind=kind)
+                          relative=f"{prefix}{name}.java", text=text, kind=kind,
+                          replay=uses_replay(text))
 
 
 def compile_stopped(compiled: CompileResult, base: dict[str, object], *,
@@ -444,13 +480,24 @@ def _official_test(task: Task, info: JavaEnvInfo, ctx: RunContext) -> str | None
     cls = location.class_name or Path(location.file_path).stem
     relative = f"{folder}/{cls}_{task.name}.java" if folder else f"{cls}_{task.name}.java"
     candidates = [root / relative for root in (*info.test_roots, *info.main_roots)]
-    if ctx.tests_dir is not None:
-        slug = task.project.replace("/", "---")
-        candidates += [ctx.tests_dir / relative, ctx.tests_dir / slug / relative]
+    candidates += _tests_dir_candidates(task, ctx.tests_dir)
     for candidate in candidates:
         if candidate.is_file():
             return info.read_source(candidate)
     return None
+
+
+def _tests_dir_candidates(task: Task, tests_dir: Path | None) -> list[Path]:
+    """Where --tests-dir may hold the task's ``<Class>_<method>.java`` (optionally inside an
+    ``<owner>---<repo>`` folder)."""
+    location = task.location
+    if tests_dir is None or location is None or not location.file_path:
+        return []
+    folder = location.file_path.rpartition("/")[0]
+    cls = location.class_name or Path(location.file_path).stem
+    relative = f"{folder}/{cls}_{task.name}.java" if folder else f"{cls}_{task.name}.java"
+    slug = task.project.replace("/", "---")
+    return [tests_dir / relative, tests_dir / slug / relative]
 
 
 _BOOL = re.compile(r"\b(true|false)\b")

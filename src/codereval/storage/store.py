@@ -122,6 +122,10 @@ class ResultStore:
         )
         return {(str(t), int(i), str(h)) for t, i, h in rows}
 
+    def infra_errors(self) -> list[Outcome]:
+        rows = self._conn.execute("SELECT outcome FROM outcomes WHERE verdict = 'infra_error'")
+        return [Outcome.from_json(text) for (text,) in rows]
+
     def outcomes(self) -> list[Outcome]:
         rows = self._conn.execute(
             "SELECT outcome FROM outcomes ORDER BY task_id, sample_index, recorded_at"

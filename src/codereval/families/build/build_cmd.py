@@ -17,6 +17,7 @@ def build_command() -> None:
     Examples:
       codereval build python ./attrs --commit 24.2.0 --out bench/attrs --since 2024-01-01
       codereval evaluate --prepared bench/attrs --reference
+      codereval build java-tests bench/codereval-java --project jwtk/jjwt
     """
 
 
@@ -103,6 +104,67 @@ def build_python_command(
         f"{report.kept} tasks written to {report.out} in {report.seconds:.0f} s "
         f"(checks.jsonl says why each function is in or out)"
     )
+
+
+@build_command.command(name="java-tests")
+@click.argument("prepared", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="Where the tests go (default: PREPARED/tests, where `evaluate --prepared` "
+                   "finds them).")
+@click.option("--project", "projects", multiple=True,
+              help="Only this project's tasks (owner/repo; repeatable).")
+@click.option("--task", "tasks", multiple=True, help="Only this task (repeatable).")
+@click.option("--max-calls", default=20, show_default=True, help="Calls recorded per method.")
+@click.option("--mutants", default=12, show_default=True, help="Mutants per task, for strength.")
+@click.option("--min-kill", default=0.5, show_default=True,
+              help="Share of mutants a test must kill; below it the task is weak.")
+@click.option("--include-weak", is_flag=True, help="Keep weak tasks' tests (marked in checks).")
+@click.option("--suite-timeout", default=1800.0, show_default=True,
+              help="Seconds each module's recorded suite may take.")
+@click.option("--timeout", default=30.0, show_default=True, help="Seconds per replay.")
+@click.option("--jobs", default=2, show_default=True, help="Replays run in parallel.")
+@click.option("--sandbox", default="auto", show_default=True, help="auto, bwrap or rlimit.")
+@click.option("--keep-work", is_flag=True,
+              help="Keep the recorded calls, suite logs and validation run in OUT/.work.")
+@click.option("--force", is_flag=True, help="Record again over an existing OUT.")
+@click.option("--env-root", type=click.Path(path_type=Path), default=None,
+              help="Where project environments are cached.")
+def build_java_tests_command(
+    prepared: Path, out: Path | None, projects: tuple[str, ...], tasks: tuple[str, ...],
+    max_calls: int, mutants: int, min_kill: float, include_weak: bool, suite_timeout: float,
+    timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool,
+    env_root: Path | None,
+) -> None:
+    """Tests for a prepared Java benchmark's tasks (CoderEval-Java's were never published),
+    recorded from the calls each project's own JUnit suite makes to the tasks' methods (a Java
+    agent, in the sandbox), replayed by the reference three times and checked with mutants.
+
+    \b
+    Example:
+      codereval prepare codereval-java --results R --prompts P --checkouts C --out bench
+      codereval build java-tests bench
+      codereval evaluate --prepared bench --samples samples.jsonl --out run
+    """
+    from codereval.families.build.java_tests import (
+        STATUSES,
+        JavaTestsOptions,
+        build_java_tests,
+    )
+
+    if sandbox == "none":
+        raise UserError("java-tests runs the projects' suites: it needs a sandbox",
+                        hint="use --sandbox auto, bwrap or rlimit")
+    report = build_java_tests(JavaTestsOptions(
+        prepared=prepared, out=out, projects=projects, tasks=tasks, max_calls=max_calls,
+        mutants=mutants, min_kill=min_kill, include_weak=include_weak,
+        suite_timeout=suite_timeout, timeout=timeout, jobs=jobs, sandbox=sandbox,
+        env_root=env_root, keep_work=keep_work, force=force, progress=True))
+    reached = sum(1 for c in report.checks if c.status not in ("unreached",))
+    click.echo(f"{len(report.checks)} tasks, {reached} reached by their project's suite")
+    for status in STATUSES:
+        click.echo(f"  {status:<10} {report.count(status)}")
+    click.echo(f"{report.kept} tests written to {report.out} in {report.seconds:.0f} s "
+               f"(checks.jsonl says why each task has a test or not)")
 
 
 __all__ = ["build_command"]

@@ -345,4 +345,13 @@ def read_prepared(path: Path) -> tuple[Path, Path, Path]:
     if not meta.is_file():
         raise UserError(f"{path} is not a prepared benchmark (no benchmark.json)",
                         hint="make one with `codereval prepare codereval-python`")
-    return path / "records.json", path, path / "projects.toml"
+    tests = path
+    if (path / "tests").is_dir():
+        # `codereval build java-tests` records a Java benchmark's tests there.
+        try:
+            family = json.loads(meta.read_text(encoding="utf-8")).get("family")
+        except (OSError, ValueError):
+            family = None
+        if family == "codereval-java":
+            tests = path / "tests"
+    return path / "records.json", tests, path / "projects.toml"

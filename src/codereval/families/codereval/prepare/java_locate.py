@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tree_sitter import Node
 
-from codereval.analysis.java import TYPE_DECLARATIONS, java_parser, node_text
+from codereval.analysis.java import TYPE_DECLARATIONS, java_parser, node_text, param_types
 
 METHOD_NODES = ("method_declaration", "constructor_declaration")
 SKIP = frozenset({".git", "target", "build", "node_modules"})
@@ -49,27 +49,6 @@ def _walk(node: Node) -> Iterator[Node]:
     yield node
     for child in node.children:
         yield from _walk(child)
-
-
-def param_types(params: Node | None) -> tuple[str, ...]:
-    if params is None:
-        return ()
-    types = []
-    for child in params.named_children:
-        if child.type == "formal_parameter":
-            kind = child.child_by_field_name("type")
-            dims = child.child_by_field_name("dimensions")
-            types.append(_norm(node_text(kind) + node_text(dims)))
-        elif child.type == "spread_parameter":
-            kind = next((c for c in child.named_children
-                         if c.type not in ("modifiers", "variable_declarator")), None)
-            types.append(_norm(node_text(kind)) + "...")
-    return tuple(types)
-
-
-def _norm(text: str) -> str:
-    text = re.sub(r"@\w+(\.\w+)*(\([^)]*\))?", "", text)
-    return re.sub(r"\s+", "", text)
 
 
 def _enclosing_type(node: Node) -> str:

@@ -1,0 +1,766 @@
+"""`codereval build java-tests`: tests for a prepared Java benchmark's tasks, recorded from the
+projects' own test suites (CoderEval-Java's official tests were never published).
+
+The steps, per project, each with what can stop it (a task's check says why; nothing is
+guessed):
+1. the project's environment is built as for evaluating (its modules' classes and test-scope
+   classpath); each task's method is named as the JVM knows it (binary class name, parameter
+   types) from its file with tree-sitter: a method in an anonymous or local class is
+   ``unreached``;
+2. the modules' test sources are compiled with javac against that classpath (a file that does
+   not compile is left out, and the next round tries the rest);
+3. each module's tests run once in the sandbox on the JUnit Platform (JUnit 3, 4 and 5), from
+   the module's folder, with the recorder agent (``codereval.java.recording``), which writes the
+   calls they make to the tasks' methods as XStream XML; a task no test calls is ``unreached``,
+   one whose calls never serialise ``unrecorded``;
+4. each reached task gets a replay test, ``<Class>_<method>.java`` in its package (CoderEval's
+   own layout, so `evaluate` finds it as it would an official test), on the replay library;
+   it replays three times against the project as built: a call it does not reproduce every time
+   (time, randomness, identity hash order, state the suite set up elsewhere) is dropped, and a
+   task that loses more than half of its calls is ``flaky``;
+5. the tests are checked through the engine as `evaluate --prepared` runs them: the reference
+   three times (it must pass every time, else ``broken``) and up to ``mutants`` mutants of it
+   (``java_mutate``); a test that kills fewer than ``min_kill`` of them is ``weak``, kept only
+   with ``include_weak``;
+6. ``<bench>/tests`` is written: the kept tests in ``<owner>---<repo>/<folder>/``, and
+   ``checks.jsonl`` with every task's status (staged beside it, renamed at the end).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from tree_sitter import Node
+
+from codereval.analysis.java import TYPE_DECLARATIONS, java_parser, node_text, param_types
+from codereval.benchmarks import read_tasks_file
+from codereval.environments.base import ProjectSpec, load_manifest
+from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, load_env_info
+from codereval.errors import UserError
+from codereval.evaluation import engine
+from codereval.executors.sample import default_env_root
+from codereval.families.build.java_mutate import java_mutants
+from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar
+from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+from codereval.java.recording import REPLAY_JVM_FLAGS, RecorderTools, ensure_recorder
+from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, tool_env
+from codereval.model import Language, Sample, Task, Verdict
+from codereval.runners.python import project_folder
+from codereval.sandbox import get_sandbox
+from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
+from codereval.storage.jsonl import atomic_write_text
+from codereval.workspace.views import remove_tree
+
+# What the JUnit Platform runs of a module: Maven Surefire's default includes.
+TEST_CLASSES = r"^(Test.*|.+[.$]Test.*|.*Tests?|.*TestCase)$"
+COMPILE_ROUNDS = 6
+JAVAC_TIMEOUT = 900.0
+# The suite's JVM: as much memory as a project's own build would give it.
+SUITE_HEAP_MB = 3072
+
+
+@dataclass(kw_only=True)
+class JavaTestsOptions:
+    prepared: Path
+    out: Path | None = None  # default: <prepared>/tests
+    projects: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    max_calls: int = 20
+    mutants: int = 12
+    min_kill: float = 0.5
+    include_weak: bool = False
+    suite_timeout: float = 1800.0
+    timeout: float = 30.0
+    jobs: int = 2
+    sandbox: str = "auto"
+    env_root: Path | None = None
+    keep_work: bool = False
+    force: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """A task's method as the JVM names it."""
+
+    task_id: str
+    class_name: str  # binary name: pkg.Outer$Inner
+    method: str
+    types: tuple[str, ...]  # parameters' simple erased names, "?" for a type variable
+    package: str
+    test_class: str  # <Class>_<method>
+    relative: str  # the test's path below the project folder: <folder>/<Class>_<method>.java
+
+
+@dataclass(frozen=True, kw_only=True)
+class Call:
+    signature: str  # "<binary class>\t<method>\t<descriptor>"
+    before: str
+    outcome: str  # return, void, throw
+    value: str
+    after: str
+
+
+@dataclass(kw_only=True)
+class Recording:
+    calls: dict[str, list[Call]] = field(default_factory=dict)
+    dropped: Counter[str] = field(default_factory=Counter)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class JavaTestsReport:
+    out: Path
+    checks: list[TaskCheck] = field(default_factory=list)
+    suites: dict[str, dict[str, object]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for c in self.checks if c.status == status)
+
+    @property
+    def kept(self) -> int:
+        return sum(1 for c in self.checks if c.status == "ok" or c.detail.startswith("kept"))
+
+
+# ---------------------------------------------------------------------------- targets
+
+
+def _erased(type_text: str, variables: set[str]) -> str:
+    """A source parameter type as the agent compares it: the erased simple name."""
+    text = type_text.replace("...", "[]")
+    while "<" in text:
+        text = re.sub(r"<[^<>]*>", "", text)
+    dims = text.count("[]")
+    base = text.replace("[]", "").rsplit(".", 1)[-1]
+    if base in variables:
+        return "?"
+    return base + "[]" * dims
+
+
+def _type_variables(node: Node | None) -> set[str]:
+    found: set[str] = set()
+    params = node.child_by_field_name("type_parameters") if node is not None else None
+    if params is not None:
+        for child in params.named_children:
+            if child.type == "type_parameter":
+                name = next((c for c in child.named_children if c.type == "type_identifier"),
+                            None)
+                if name is not None:
+                    found.add(node_text(name))
+    return found
+
+
+def find_target(task: Task, source: str) -> Target | str:
+    """The task's method in its file's text, or why the JVM cannot be told to record it."""
+    location = task.location
+    assert location is not None
+    data = source.encode("utf-8")
+    tree = java_parser().parse(data)
+    line = location.lineno - 1
+    best: Node | None = None
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.start_point[0] > line + 1 or node.end_point[0] < line:
+            continue
+        if (node.type == "method_declaration"
+                and node_text(node.child_by_field_name("name")) == task.name
+                and node.start_point[0] <= line <= node.end_point[0]
+                and (best is None or node.start_byte >= best.start_byte)):
+            best = node
+        stack.extend(node.children)
+    if best is None:
+        return f"no method {task.name} at line {location.lineno} of {location.file_path}"
+    variables = _type_variables(best)
+    names: list[str] = []
+    parent = best.parent
+    while parent is not None:
+        if parent.type in TYPE_DECLARATIONS:
+            names.append(node_text(parent.child_by_field_name("name")))
+            variables |= _type_variables(parent)
+        elif parent.type in ("object_creation_expression", "block", "constructor_body"):
+            return "the method is in an anonymous or local class: no test can name it"
+        parent = parent.parent
+    if not names:
+        return "the method is not in a class"
+    package = ""
+    for child in tree.root_node.named_children:
+        if child.type == "package_declaration":
+            package = next((node_text(c) for c in child.named_children
+                            if c.type in ("scoped_identifier", "identifier")), "")
+    names.reverse()
+    binary = "$".join(names)
+    parameters = param_types(best.child_by_field_name("parameters"))
+    types = tuple(_erased(t, variables) for t in parameters)
+    # As `evaluate` looks for a task's test (runners.java._official_test).
+    owner = location.class_name or Path(location.file_path).stem
+    test_class = f"{owner}_{task.name}"
+    folder = location.file_path.rpartition("/")[0]
+    relative = f"{folder}/{test_class}.java" if folder else f"{test_class}.java"
+    return Target(task_id=task.task_id, class_name=f"{package}.{binary}" if package else binary,
+                  method=task.name, types=types, package=package, test_class=test_class,
+                  relative=relative)
+
+
+# ---------------------------------------------------------------------------- the suite
+
+
+def _javac(sources: Sequence[Path], *, classpath: Sequence[Path], out: Path, release: str,
+           encoding: str, log: Path) -> tuple[list[Path], list[Path]]:
+    """Compile what compiles: (compiled files, files left out), a failing file being left
+    out and the rest compiled again, at most COMPILE_ROUNDS times."""
+    remaining = list(sources)
+    left_out: list[Path] = []
+    for _ in range(COMPILE_ROUNDS):
+        if not remaining:
+            break
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        listing = out.parent / f"{out.name}.sources"
+        listing.write_text("\n".join(f'"{p}"' for p in remaining) + "\n", encoding="utf-8")
+        argv = [str(find_jdk().javac), *(f"-J{f}" for f in JAVA_LOCALE_FLAGS), "-nowarn",
+                "-proc:none", "-g", "-encoding", encoding, "-d", str(out),
+                "-cp", os.pathsep.join(map(str, classpath)), f"@{listing}"]
+        if release:
+            argv[1:1] = ["--release", release]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=JAVAC_TIMEOUT,
+                              env=tool_env(), check=False)
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(done.stdout + done.stderr)
+        if done.returncode == 0:
+            return remaining, left_out
+        failing = {Path(m) for m in re.findall(r"^(/.+?\.java):\d+: error:", done.stderr, re.M)}
+        failing &= set(remaining)
+        if not failing:
+            break
+        left_out += sorted(failing)
+        remaining = [p for p in remaining if p not in failing]
+    return [], left_out + remaining
+
+
+def _modules(info: JavaEnvInfo) -> list[tuple[Path, Path]]:
+    """(module folder, test source root) for each test root of the environment."""
+    found = []
+    for root in info.test_roots:
+        module = root.parent.parent.parent if root.parts[-3:] == ("src", "test", "java") else root
+        found.append((module, root))
+    return found
+
+
+def _sandbox_run(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path, scratch: Path,
+                 readable: Sequence[Path], writable: Sequence[Path], wall: float,
+                 memory_mb: int) -> ExecResult:
+    scratch.mkdir(parents=True, exist_ok=True)
+    mounts = [Mount(source=p, target=p) for p in dict.fromkeys(readable) if p.exists()]
+    mounts += [Mount(source=p, target=p, writable=True) for p in writable]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch),
+           "LC_ALL": "C.UTF-8", "TMPDIR": str(scratch)}
+    return sandbox.run(ExecRequest(
+        argv=tuple(argv), cwd=cwd, scratch=scratch, env=env, mounts=tuple(mounts),
+        limits=Limits(wall_time=wall, cpu_time=2 * wall, memory_mb=memory_mb, disk_mb=4096,
+                      address_space=False)))
+
+
+def _outside(paths: Sequence[Path], root: Path) -> list[Path]:
+    return [p for p in paths if not p.is_relative_to(root)]
+
+
+def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: RecorderTools,
+                 junit: Path, sandbox: Sandbox, work: Path, max_calls: int,
+                 timeout: float) -> tuple[Recording, dict[str, object]]:
+    """Run the modules' own tests with the recorder; what they called, and how the suite ran."""
+    calls_file = work / "calls.tsv"
+    config = work / "recorder.cfg"
+    lines = [f"out\t{calls_file}", f"max\t{max_calls}"]
+    lines += [f"target\t{t.task_id}\t{t.class_name}\t{t.method}\t{','.join(t.types)}"
+              for t in targets]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = work / "suite.log"
+    summary: dict[str, object] = {"modules": []}
+    for number, (module, root) in enumerate(_modules(info)):
+        sources = sorted(root.rglob("*.java"))
+        if not sources:
+            continue
+        out = work / f"test-classes-{number}"
+        resources = [module / "src" / "test" / "resources"]
+        classpath = [info.classes, *info.dependencies]
+        compiled, left_out = _javac(sources, classpath=[*classpath, junit], out=out,
+                                    release="", encoding=info.encoding, log=log)
+        entry: dict[str, object] = {"module": str(module.relative_to(info.project_root)),
+                                    "test_files": len(sources), "left_out": len(left_out)}
+        cast_list = summary["modules"]
+        assert isinstance(cast_list, list)
+        cast_list.append(entry)
+        if not compiled:
+            entry["ran"] = "no test compiled"
+            continue
+        for resource in resources:
+            if resource.is_dir():
+                shutil.copytree(resource, out, dirs_exist_ok=True)
+        run_cp = [*tools.recorder_classpath, out, *classpath, junit]
+        argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
+                f"-javaagent:{tools.agent_jar}={config}",
+                f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
+                "-cp", os.pathsep.join(map(str, run_cp)),
+                "org.junit.platform.console.ConsoleLauncher", "--disable-banner",
+                "--disable-ansi-colors", "--details=summary", f"--scan-classpath={out}",
+                f"--include-classname={TEST_CLASSES}"]
+        started = time.monotonic()
+        result = _sandbox_run(
+            sandbox, argv, cwd=module, scratch=work / f"scratch-{number}",
+            readable=[info.project_root, info.root, tools.agent_jar,
+                      *_outside(run_cp, info.root)],
+            writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024)
+        stdout = result.stdout.decode("utf-8", "replace")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(stdout + result.stderr.decode("utf-8", "replace"))
+        entry["seconds"] = round(time.monotonic() - started, 1)
+        entry["exit"] = result.exit_code
+        entry["timed_out"] = result.timed_out
+        for key in ("tests successful", "tests failed", "tests found"):
+            found = re.search(rf"\[\s*(\d+) {key}\s*\]", stdout)
+            if found:
+                entry[key.replace(" ", "_")] = int(found.group(1))
+        if "tests_found" not in entry:
+            # The launcher never reported: say why, as the JVM did.
+            lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            entry["error"] = ("timed out" if result.timed_out
+                              else result.sandbox_error or (lines[-1] if lines else "no output"))
+    recording = read_calls(calls_file, max_calls=max_calls)
+    return recording, summary
+
+
+def read_calls(path: Path, *, max_calls: int) -> Recording:
+    recording = Recording()
+    if not path.is_file():
+        return recording
+
+    def text(field_: str) -> str:
+        return base64.b64decode(field_).decode("utf-8")
+
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if fields[0] == "call" and len(fields) == 7:
+            calls = recording.calls.setdefault(fields[1], [])
+            call = Call(signature=text(fields[2]), before=text(fields[3]), outcome=fields[4],
+                        value=text(fields[5]), after=text(fields[6]))
+            if len(calls) < max_calls and all(c.before != call.before for c in calls):
+                calls.append(call)
+        elif fields[0] == "drop" and len(fields) == 3:
+            reasons = recording.reasons.setdefault(fields[1], [])
+            if len(reasons) < 5:
+                reasons.append(text(fields[2]))
+        elif fields[0] == "count" and len(fields) == 4:
+            recording.dropped[fields[1]] += int(fields[3])
+    return recording
+
+
+# ---------------------------------------------------------------------------- the tests
+
+
+def _java_string(text: str) -> str:
+    """A Java string literal of ``text``: \\n and \\r escaped as such (a \\u000a escape would
+    end the line before the lexer sees the string), other control and non-ASCII characters as
+    \\u escapes, surrogate pairs for the rest."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\r":
+            out.append("\\r")
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _pieces(text: str, size: int = 8000) -> str:
+    """A long text as Replay.join("…", "…"): each piece far below a class file's 64 KiB."""
+    parts = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    if len(parts) == 1:
+        return _java_string(parts[0])
+    inner = ",\n                ".join(_java_string(p) for p in parts)
+    return f"codereval.replay.Replay.join(\n                {inner})"
+
+
+def replay_source(target: Target, calls: Sequence[Call], *, project: str) -> str:
+    """The replay test of one task, in CoderEval's form (``main`` prints true or false)."""
+    descriptor = calls[0].signature.split("\t")[2]
+    methods = []
+    for index, call in enumerate(calls):
+        methods.append(
+            f"    private static String[] call{index}() {{\n"
+            f"        return new String[] {{\n"
+            f"            {_java_string(call.outcome)},\n"
+            f"            {_pieces(call.before)},\n"
+            f"            {_pieces(call.value)},\n"
+            f"            {_pieces(call.after)}}};\n"
+            f"    }}\n")
+    listed = ", ".join(f"call{i}()" for i in range(len(calls)))
+    package = f"package {target.package};\n\n" if target.package else ""
+    return (
+        f"// Recorded by codereval build java-tests: {len(calls)} call(s) {project}'s own test\n"
+        f"// suite made to {target.class_name}.{target.method}. Each call's receiver and\n"
+        "// arguments are rebuilt from XStream XML, the method is called, and what it returns\n"
+        "// (or throws) and leaves in its receiver and arguments is compared with the original.\n"
+        f"{package}"
+        f"public class {target.test_class} {{\n"
+        "    public static void main(String[] args) throws Exception {\n"
+        f"        codereval.replay.Replay.check({_java_string(target.class_name)}, "
+        f"{_java_string(target.method)},\n"
+        f"            {_java_string(descriptor)}, calls());\n"
+        "    }\n\n"
+        "    private static String[][] calls() {\n"
+        f"        return new String[][] {{{listed}}};\n"
+        "    }\n\n"
+        + "\n".join(methods) + "}\n")
+
+
+def _dominant(calls: Sequence[Call]) -> list[Call]:
+    """The calls of the method most called (several overloads may have matched a signature
+    that names type variables)."""
+    if not calls:
+        return []
+    top, _ = Counter(c.signature for c in calls).most_common(1)[0]
+    return [c for c in calls if c.signature == top]
+
+
+def calibrate(info: JavaEnvInfo, tests: dict[str, tuple[Target, list[Call]]], *,
+              tools: RecorderTools, sandbox: Sandbox, work: Path, jobs: int, timeout: float,
+              project: str, progress: bool) -> dict[str, set[int] | str]:
+    """Replay each test against the project as built, REFERENCE_RUNS times: the calls that
+    fail in any run (or why the test cannot run at all)."""
+    sources = work / "replay-src"
+    paths: dict[str, Path] = {}
+    for task_id, (target, calls) in tests.items():
+        path = sources / task_id / target.relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(replay_source(target, calls, project=project), encoding="utf-8")
+        paths[task_id] = path
+    results: dict[str, set[int] | str] = {}
+    classes = work / "replay-classes"
+    classpath = [info.classes, *info.dependencies, *tools.replay_classpath]
+    # One javac for all of them: they are separate classes of separate names.
+    _compiled, left_out = _javac(list(paths.values()), classpath=classpath, out=classes,
+                                release="", encoding="UTF-8", log=work / "replay.log")
+    for task_id, path in paths.items():
+        if path in left_out:
+            results[task_id] = "the replay test does not compile"
+    runnable = [t for t in tests if t not in results]
+    run_cp = [classes, *classpath]
+
+    def one(task_id: str, run: int) -> tuple[str, set[int] | str]:
+        target = tests[task_id][0]
+        name = f"{target.package}.{target.test_class}" if target.package else target.test_class
+        report = work / "calibrate" / f"{task_id}-{run}.txt"
+        report.parent.mkdir(parents=True, exist_ok=True)
+        argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, *REPLAY_JVM_FLAGS, "-Xmx1g",
+                "-XX:TieredStopAtLevel=1", f"-Dcodereval.replay.calibrate={report}",
+                "-cp", os.pathsep.join(map(str, run_cp)), name]
+        result = _sandbox_run(sandbox, argv, cwd=info.project_root,
+                              scratch=work / "scratch-replay" / f"{task_id}-{run}",
+                              readable=[info.project_root, info.root,
+                                        *_outside(run_cp, info.root)],
+                              writable=[report.parent], wall=timeout, memory_mb=2048)
+        if not report.is_file():
+            error = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = "timed out" if result.timed_out else (error[-1] if error else "no output")
+            return task_id, f"the replay did not finish: {why[:200]}"
+        failing: set[int] = set()
+        for line in report.read_text(encoding="utf-8").splitlines():
+            index = line.split("\t", 1)[0]
+            if index == "-1":
+                return task_id, line.split("\t", 1)[1]
+            failing.add(int(index))
+        return task_id, failing
+
+    jobs_list = [(t, r) for t in runnable for r in range(REFERENCE_RUNS)]
+    with _bar(progress, f"replaying {project}", len(jobs_list)) as advance, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(one, t, r) for t, r in jobs_list]
+        for future in futures:
+            task_id, found = future.result()
+            advance()
+            known = results.get(task_id)
+            if isinstance(found, str):
+                results[task_id] = found
+            elif not isinstance(known, str):
+                results[task_id] = (known or set()) | found
+    return results
+
+
+# ---------------------------------------------------------------------------- the command
+
+
+def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
+    started = time.monotonic()
+    records, manifest = _prepared(options.prepared)
+    out = options.out or options.prepared / "tests"
+    if out.exists() and not options.force:
+        raise UserError(f"{out} exists", hint="pass --force to record the tests again")
+    if not 0.0 <= options.min_kill <= 1.0:
+        raise UserError(f"--min-kill {options.min_kill} is not a share", hint="give 0 to 1")
+    _, tasks = read_tasks_file(records)
+    tasks = [t for t in tasks if t.language is Language.JAVA]
+    if not tasks:
+        raise UserError(f"{options.prepared} has no Java tasks",
+                        hint="give a benchmark made by `codereval prepare codereval-java`")
+    if options.projects:
+        unknown = set(options.projects) - {t.project for t in tasks}
+        if unknown:
+            raise UserError(f"no tasks of project {sorted(unknown)[0]!r} in {options.prepared}",
+                            hint="name projects as owner/repo, as the benchmark does")
+        tasks = [t for t in tasks if t.project in options.projects]
+    if options.tasks:
+        tasks = [t for t in tasks if t.task_id in set(options.tasks)]
+        if not tasks:
+            raise UserError("none of the --task ids is in the benchmark")
+    try:
+        tools = ensure_recorder()
+        junit = ensure_artifact(JUNIT_CONSOLE)
+    except ArtifactUnavailable as exc:
+        raise UserError(f"the recorder's jars are unavailable: {exc}",
+                        hint="run once with Maven Central reachable") from None
+    sandbox = get_sandbox(options.sandbox)
+    specs = {s.name: s for s in load_manifest(manifest)}
+    env_root = options.env_root or default_env_root()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    work = staging / ".work"
+    report = JavaTestsReport(out=out)
+    try:
+        written = _record_all(tasks, options, specs=specs, env_root=env_root, tools=tools,
+                              junit=junit, sandbox=sandbox, staging=staging, work=work,
+                              report=report)
+        _validate(report, written, options, staging=staging, manifest=manifest,
+                  env_root=env_root)
+        _finish(report, written, staging, options)
+        report.seconds = time.monotonic() - started
+        summary = {"tasks": len(report.checks),
+                   **{s: report.count(s) for s in STATUSES},
+                   "kept": report.kept, "suites": report.suites,
+                   "seconds": round(report.seconds, 1),
+                   "options": {"max_calls": options.max_calls, "mutants": options.mutants,
+                               "min_kill": options.min_kill,
+                               "include_weak": options.include_weak}}
+        atomic_write_text(staging / "summary.json", json.dumps(summary, indent=2) + "\n")
+        if not options.keep_work:
+            remove_tree(work)
+        if out.exists():
+            remove_tree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            remove_tree(staging)
+    return report
+
+
+def _prepared(path: Path) -> tuple[Path, Path]:
+    """(records, projects manifest) of a prepared benchmark directory."""
+    if not (path / "benchmark.json").is_file() or not (path / "records.json").is_file():
+        raise UserError(f"{path} is not a prepared benchmark (no benchmark.json, records.json)",
+                        hint="make one with `codereval prepare codereval-java`")
+    return path / "records.json", path / "projects.toml"
+
+
+STATUSES = ("ok", "weak", "flaky", "broken", "unrecorded", "unreached")
+
+
+def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict[str, ProjectSpec],
+                env_root: Path, tools: RecorderTools, junit: Path, sandbox: Sandbox,
+                staging: Path, work: Path, report: JavaTestsReport) -> dict[str, Path]:
+    """Record and calibrate every project's tests into the staging folder: task id -> test."""
+    written: dict[str, Path] = {}
+    by_project: dict[str, list[Task]] = defaultdict(list)
+    for task in tasks:
+        by_project[task.project].append(task)
+    for project in sorted(by_project):
+        project_tasks = by_project[project]
+
+        def check(task: Task, status: str, detail: str = "", **more: int) -> TaskCheck:
+            location = task.location
+            made = TaskCheck(task_id=task.task_id, function=task.name,
+                             file_path=location.file_path if location else "", status=status,
+                             detail=detail, **more)
+            report.checks.append(made)
+            return made
+
+        spec = specs.get(project)
+        if spec is None:
+            for task in project_tasks:
+                check(task, "unreached", "the project is not in the benchmark's manifest")
+            continue
+        env = JavaEnvironmentBuilder().build(spec, root=env_root)
+        if not env.ready:
+            for task in project_tasks:
+                check(task, "unreached", f"the environment does not build: {env.error[:200]}")
+            continue
+        info = load_env_info(env.path)
+        targets: dict[str, Target] = {}
+        for task in project_tasks:
+            location = task.location
+            source = info.find_source(location.file_path) if location is not None else None
+            if location is None or not location.file_path or source is None:
+                check(task, "unreached", "the task has no file location in the project")
+                continue
+            found = find_target(task, info.read_source(source))
+            if isinstance(found, str):
+                check(task, "unreached", found)
+            else:
+                targets[task.task_id] = found
+        if not targets:
+            continue
+        project_work = work / project_folder(project)
+        project_work.mkdir(parents=True, exist_ok=True)
+        if options.progress:
+            Console(stderr=True).print(f"[bold]recording[/] {project}: the suite of "
+                                       f"{len(info.test_roots)} test root(s), "
+                                       f"{len(targets)} task(s)")
+        recording, suite = record_suite(info, list(targets.values()), tools=tools, junit=junit,
+                                        sandbox=sandbox, work=project_work,
+                                        max_calls=options.max_calls,
+                                        timeout=options.suite_timeout)
+        report.suites[project] = suite
+        tests: dict[str, tuple[Target, list[Call]]] = {}
+        for task in project_tasks:
+            target = targets.get(task.task_id)
+            if target is None:
+                continue
+            calls = _dominant(recording.calls.get(task.task_id, []))
+            dropped = recording.dropped.get(task.task_id, 0)
+            if not calls:
+                if dropped:
+                    why = "; ".join(recording.reasons.get(task.task_id, []))[:300]
+                    check(task, "unrecorded", f"{dropped} call(s), none serialised: {why}",
+                          dropped=dropped)
+                else:
+                    check(task, "unreached", "no test of the suite calls it")
+                continue
+            tests[task.task_id] = (target, calls)
+        if not tests:
+            continue
+        failing = calibrate(info, tests, tools=tools, sandbox=sandbox, work=project_work,
+                            jobs=options.jobs, timeout=options.timeout, project=project,
+                            progress=options.progress)
+        by_id = {t.task_id: t for t in project_tasks}
+        for task_id, (target, calls) in tests.items():
+            task = by_id[task_id]
+            dropped = recording.dropped.get(task_id, 0)
+            unstable = failing.get(task_id, set())
+            if isinstance(unstable, str):
+                check(task, "broken", unstable, calls=len(calls), dropped=dropped)
+                continue
+            kept = [c for i, c in enumerate(calls) if i not in unstable]
+            if not kept or len(unstable) * 2 > len(calls):
+                check(task, "flaky", f"the reference does not reproduce {len(unstable)} of "
+                      f"{len(calls)} recorded calls", calls=len(calls), dropped=dropped,
+                      unstable=len(unstable))
+                continue
+            path = staging / project_folder(project) / target.relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(replay_source(target, kept, project=project), encoding="utf-8")
+            written[task_id] = path
+            check(task, "recorded", calls=len(kept), dropped=dropped, unstable=len(unstable))
+    return written
+
+
+def _validate(report: JavaTestsReport, written: dict[str, Path], options: JavaTestsOptions, *,
+              staging: Path, manifest: Path, env_root: Path) -> None:
+    """Reference ×3 and the mutants, through the engine as `evaluate --prepared` runs them."""
+    if not written:
+        return
+    records, _manifest = _prepared(options.prepared)
+    _, tasks = read_tasks_file(records)
+    tasks = [t for t in tasks if t.task_id in written]
+    samples: list[Sample] = []
+    probes: dict[tuple[str, int], str] = {}
+    for task in tasks:
+        original = task.reference
+        for index in range(REFERENCE_RUNS):
+            samples.append(Sample(task_id=task.task_id, index=index, raw=original,
+                                  code=original))
+            probes[(task.task_id, index)] = "reference"
+        for offset, mutant in enumerate(java_mutants(original, options.mutants)):
+            index = REFERENCE_RUNS + offset
+            samples.append(Sample(task_id=task.task_id, index=index, raw=mutant, code=mutant))
+            probes[(task.task_id, index)] = "mutant"
+    run = engine.evaluate(
+        benchmark=engine.Benchmark(name="java-tests-validation", tasks=tasks),
+        samples=samples,
+        run_dir=staging / ".work" / "validation",
+        options=engine.EvalOptions(jobs=options.jobs, timeout=options.timeout,
+                                   sandbox=options.sandbox, projects=manifest,
+                                   tests_dir=staging, env_root=env_root, mode="gold",
+                                   progress=options.progress),
+        console=Console(stderr=True, quiet=not options.progress),
+    )
+    checks = {c.task_id: c for c in report.checks}
+    for task in tasks:
+        check = checks[task.task_id]
+        outcomes = [o for o in run.outcomes if o.task_id == task.task_id]
+        reference = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "reference"]
+        # A mutant that does not compile says nothing of the test (the mutator cannot always
+        # tell string + from numeric +): it is not counted.
+        others = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "mutant"
+                  and o.verdict is not Verdict.COMPILE_ERROR]
+        failed = [o for o in reference if o.verdict is not Verdict.PASSED]
+        if failed:
+            check.status = "broken"
+            check.detail = f"reference: {failed[0].verdict.value} ({failed[0].detail[:160]})"
+            continue
+        check.mutants = len(others)
+        check.killed = sum(1 for o in others if o.verdict is not Verdict.PASSED)
+        share = check.kill_share
+        check.status = "weak" if share is None or share < options.min_kill else "ok"
+        if check.status == "weak":
+            check.detail = f"kills {check.killed} of {check.mutants} mutants"
+
+
+def _finish(report: JavaTestsReport, written: dict[str, Path], staging: Path,
+            options: JavaTestsOptions) -> None:
+    """Keep the tests of ok tasks (and weak ones with include_weak); write checks.jsonl."""
+    for check in report.checks:
+        path = written.get(check.task_id)
+        if path is None:
+            continue
+        keep = check.status == "ok" or (check.status == "weak" and options.include_weak)
+        if check.status == "weak" and keep:
+            check.detail = f"kept (--include-weak): {check.detail}"
+        if not keep:
+            path.unlink()
+    for folder in sorted(staging.rglob("*"), reverse=True):
+        if folder.is_dir() and folder.name != ".work" and ".work" not in folder.parts:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    lines = [c.to_json() for c in sorted(report.checks, key=lambda c: c.task_id)]
+    atomic_write_text(staging / "checks.jsonl", "\n".join(lines) + "\n")
+
+
+__all__ = ["JavaTestsOptions", "JavaTestsReport", "build_java_tests", "find_target",
+           "read_calls", "replay_source"]

@@ -1,0 +1,258 @@
+package codereval.recorder;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.thoughtworks.xstream.XStream;
+
+/**
+ * What the advice calls: serialises each recorded call with XStream and appends it, one line,
+ * to the output file (flushed at once, so a test JVM that is killed keeps what it recorded).
+ *
+ * <p>Output lines, tab-separated, the texts in base64: {@code call ID SIGNATURE BEFORE OUTCOME
+ * VALUE AFTER} where BEFORE and AFTER are the XML of {@code Object[]{receiver, arguments}} (one
+ * graph, so an argument that is the receiver stays the receiver), OUTCOME is {@code return},
+ * {@code void} or {@code throw}, and VALUE the XML of the value returned or the thrown class's
+ * name; {@code drop ID REASON} for the first calls that could not be recorded; and at exit
+ * {@code count ID RECORDED DROPPED}.
+ *
+ * <p>XStream, because it writes any object graph (no Serializable, no bean properties, no
+ * no-argument constructor needed; shared references and cycles kept) as text a person can read
+ * and a generated test can hold. A call is recorded once per distinct input; only the
+ * outermost call of a recursion is recorded; a call whose input or result does not serialise
+ * (a lambda, a thread, a class Java 17 keeps closed) or is larger than MAX_CHARS is dropped, and
+ * a method stops being tried after ten times its share of calls.
+ */
+public final class Recorder {
+    private Recorder() {}
+
+    static final int MAX_CHARS = 100_000;
+    static final int MAX_REASONS = 20;
+
+    /** One task's method, as the configuration names it. */
+    static final class Target {
+        final String id;
+        final String className;
+        final String method;
+        final String[] types;
+        final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
+        final Set<String> seen = ConcurrentHashMap.newKeySet();
+        volatile int recorded;
+        volatile int tried;
+        volatile int dropped;
+
+        Target(String id, String className, String method, String[] types) {
+            this.id = id;
+            this.className = className;
+            this.method = method;
+            this.types = types;
+        }
+    }
+
+    static final class Config {
+        Path out;
+        int max = 20;
+        final List<Target> targets = new ArrayList<>();
+
+        static Config read(Path path) throws IOException {
+            Config config = new Config();
+            for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
+                String[] parts = line.split("\t", -1);
+                if (parts[0].equals("out")) {
+                    config.out = Path.of(parts[1]);
+                } else if (parts[0].equals("max")) {
+                    config.max = Integer.parseInt(parts[1]);
+                } else if (parts[0].equals("target") && parts.length == 5) {
+                    String[] types = parts[4].isEmpty() ? new String[0] : parts[4].split(",");
+                    config.targets.add(new Target(parts[1], parts[2], parts[3], types));
+                }
+            }
+            if (config.out == null) {
+                throw new IOException("no 'out' line");
+            }
+            return config;
+        }
+    }
+
+    /** A call being recorded: what enter saw, for exit. */
+    static final class Call {
+        final Target target;
+        final String signature;
+        final Object self;
+        final Object[] arguments;
+        final String before;
+
+        Call(Target target, String signature, Object self, Object[] arguments, String before) {
+            this.target = target;
+            this.signature = signature;
+            this.self = self;
+            this.arguments = arguments;
+            this.before = before;
+        }
+    }
+
+    private static final Map<String, Target> BY_SIGNATURE = new ConcurrentHashMap<>();
+    private static final ThreadLocal<Boolean> BUSY = new ThreadLocal<>();
+    private static final Object LOCK = new Object();
+    private static volatile Config config;
+    private static BufferedWriter writer;
+    private static XStream xstream;
+
+    static void start(Config given) {
+        config = given;
+        Runtime.getRuntime().addShutdownHook(new Thread(Recorder::counts, "codereval-recorder"));
+    }
+
+    static void register(String signature, Target target) {
+        BY_SIGNATURE.put(signature, target);
+    }
+
+    private static XStream xstream() {
+        synchronized (LOCK) {
+            if (xstream == null) {
+                xstream = new XStream();
+            }
+            return xstream;
+        }
+    }
+
+    public static Object enter(String signature, Object self, Object[] arguments) {
+        Target target = BY_SIGNATURE.get(signature);
+        if (target == null || BUSY.get() != null) {
+            return null;
+        }
+        int[] depth = target.depth.get();
+        if (depth[0] > 0 || target.recorded >= config.max || target.tried >= 10 * config.max) {
+            return null;
+        }
+        depth[0] = 1;
+        BUSY.set(Boolean.TRUE);
+        try {
+            target.tried++;
+            String before = toXml(new Object[] {self, arguments});
+            if (before == null) {
+                drop(target, "the receiver or an argument does not serialise: " + lastError.get());
+                return new Call(target, signature, null, null, null);
+            }
+            if (!target.seen.add(before.length() + ":" + before.hashCode())) {
+                return new Call(target, signature, null, null, null);
+            }
+            return new Call(target, signature, self, arguments, before);
+        } finally {
+            BUSY.remove();
+        }
+    }
+
+    public static void exit(Object token, Object value, Throwable thrown) {
+        Call call = (Call) token;
+        call.target.depth.get()[0] = 0;
+        if (call.before == null || BUSY.get() != null) {
+            return;
+        }
+        BUSY.set(Boolean.TRUE);
+        try {
+            String outcome;
+            String result;
+            if (thrown != null) {
+                outcome = "throw";
+                result = thrown.getClass().getName();
+            } else if (call.signature.endsWith(")V")) {
+                outcome = "void";
+                result = "";
+            } else {
+                outcome = "return";
+                result = toXml(value);
+                if (result == null) {
+                    drop(call.target, "the value returned does not serialise: " + lastError.get());
+                    return;
+                }
+            }
+            String after = toXml(new Object[] {call.self, call.arguments});
+            if (after == null) {
+                drop(call.target, "the receiver or an argument after the call does not serialise: "
+                    + lastError.get());
+                return;
+            }
+            synchronized (LOCK) {
+                if (call.target.recorded >= config.max) {
+                    return;
+                }
+                call.target.recorded++;
+                write("call", call.target.id, b64(call.signature), b64(call.before), outcome,
+                    b64(result), b64(after));
+            }
+        } finally {
+            BUSY.remove();
+        }
+    }
+
+    private static final ThreadLocal<String> lastError = new ThreadLocal<>();
+
+    private static String toXml(Object value) {
+        try {
+            String xml = xstream().toXML(value);
+            if (xml.length() > MAX_CHARS) {
+                lastError.set("over " + MAX_CHARS + " characters of XML");
+                return null;
+            }
+            return xml;
+        } catch (Throwable e) {
+            String message = String.valueOf(e.getMessage()).split("\n", 2)[0];
+            lastError.set(e.getClass().getName() + ": " + message);
+            return null;
+        }
+    }
+
+    private static void drop(Target target, String reason) {
+        synchronized (LOCK) {
+            target.dropped++;
+            if (target.dropped <= MAX_REASONS) {
+                write("drop", target.id, b64(reason.length() > 300 ? reason.substring(0, 300) : reason));
+            }
+        }
+    }
+
+    private static void counts() {
+        synchronized (LOCK) {
+            for (Target target : config.targets) {
+                write("count", target.id, Integer.toString(target.recorded),
+                    Integer.toString(target.dropped));
+            }
+        }
+    }
+
+    private static String b64(String text) {
+        return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void write(String... fields) {
+        try {
+            if (writer == null) {
+                writer = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(config.out,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND), StandardCharsets.UTF_8));
+            }
+            writer.write(String.join("\t", fields));
+            writer.write('\n');
+            writer.flush();
+        } catch (IOException e) {
+            System.err.println("codereval recorder: cannot write " + config.out + ": " + e);
+        }
+    }
+
+    /** For tests of the recorder: the targets a signature resolved to. */
+    static Set<String> registered() {
+        return new HashSet<>(BY_SIGNATURE.keySet());
+    }
+}

@@ -1,0 +1,298 @@
+"""`codereval build java-tests`: a Java benchmark's tasks get tests recorded from their project's
+own JUnit suite (a small multi-module Maven project, prepared as CoderEval-Java is), replayed by
+the reference, checked with mutants; `evaluate --prepared` then judges samples with them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codereval.families.build.java_tests import Call, Target, find_target, replay_source
+from codereval.java.toolchain import missing_toolchain
+from codereval.model import Language, Location, Task
+
+CALC = """package demo;
+
+import java.util.ArrayList;
+import java.util.List;
+
+public class Calc {
+    private final List<String> items = new ArrayList<>();
+
+    /** Puts v between lo and hi. */
+    public static int clamp(int v, int lo, int hi) {
+        if (v < lo) {
+            return lo;
+        }
+        if (v > hi) {
+            return hi;
+        }
+        return v;
+    }
+
+    /** Adds an item. */
+    public void put(String item) {
+        if (item == null) {
+            throw new IllegalArgumentException("no item");
+        }
+        items.add(item);
+    }
+
+    /** Takes the first n items out. */
+    public List<String> take(int n) {
+        List<String> taken = new ArrayList<>();
+        for (int i = 0; i < n && !items.isEmpty(); i++) {
+            taken.add(items.remove(0));
+        }
+        return taken;
+    }
+
+    /** A fresh token every time. */
+    public static long token(int salt) {
+        return System.nanoTime() + salt;
+    }
+
+    /** Nobody calls this. */
+    public static int unused(int x) {
+        int y = x * 2;
+        y = y + 1;
+        return y;
+    }
+
+    /** The inner helper. */
+    public static class Pair<T> {
+        /** The first of two. */
+        public T first(T a, T b) {
+            return a != null ? a : b;
+        }
+    }
+}
+"""
+CALC_TEST = """package demo;
+
+import static org.junit.Assert.assertEquals;
+
+import java.util.Arrays;
+import org.junit.Test;
+
+public class CalcTest {
+    @Test
+    public void clamps() {
+        assertEquals(5, Calc.clamp(5, 0, 10));
+        assertEquals(0, Calc.clamp(-3, 0, 10));
+        assertEquals(10, Calc.clamp(42, 0, 10));
+        assertEquals(10, Calc.clamp(10, 0, 10));
+        assertEquals(0, Calc.clamp(0, 0, 10));
+    }
+
+    @Test
+    public void takesItems() {
+        Calc calc = new Calc();
+        calc.put("a");
+        calc.put("b");
+        calc.put("c");
+        assertEquals(Arrays.asList("a", "b"), calc.take(2));
+        assertEquals(Arrays.asList("c"), calc.take(5));
+        try {
+            calc.put(null);
+        } catch (IllegalArgumentException expected) {
+        }
+    }
+
+    @Test
+    public void tokens() {
+        Calc.token(1);
+        Calc.token(2);
+        Calc.token(3);
+    }
+
+    @Test
+    public void pairs() {
+        assertEquals("x", new Calc.Pair<String>().first("x", "y"));
+        assertEquals("y", new Calc.Pair<String>().first(null, "y"));
+    }
+}
+"""
+PARENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>demo</groupId><artifactId>parent</artifactId><version>1</version>
+  <packaging>pom</packaging>
+  <modules><module>core</module></modules>
+  <properties>
+    <maven.compiler.source>11</maven.compiler.source>
+    <maven.compiler.target>11</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+</project>
+"""
+CORE_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <parent><groupId>demo</groupId><artifactId>parent</artifactId><version>1</version></parent>
+  <artifactId>core</artifactId>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>
+      <scope>test</scope></dependency>
+  </dependencies>
+</project>
+"""
+# (task id, method, signature as the prompt has it, level)
+TASKS = (
+    ("6367670b1a6d9265ec0179b1", "clamp", "public static int clamp(int v, int lo, int hi){",
+     "self_contained"),
+    ("6367670b1a6d9265ec0179b2", "take", "public List<String> take(int n){", "class_runnable"),
+    ("6367670b1a6d9265ec0179b3", "token", "public static long token(int salt){",
+     "slib_runnable"),
+    ("6367670b1a6d9265ec0179b4", "unused", "public static int unused(int x){",
+     "self_contained"),
+    ("6367670b1a6d9265ec0179b5", "first", "public T first(T a, T b){", "self_contained"),
+)
+IDS = {name: task_id for task_id, name, _, _ in TASKS}
+needs_java = pytest.mark.skipif(
+    missing_toolchain() is not None or shutil.which("mvn") is None, reason="needs a JDK and Maven"
+)
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        capture_output=True, text=True, check=True,
+    )
+    return done.stdout.strip()
+
+
+def _world(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """(checkouts, manifest, results, prompts) of a project whose suite calls its methods."""
+    repo = tmp_path / "checkouts" / "me---calc"
+    (repo / "core" / "src" / "main" / "java" / "demo").mkdir(parents=True)
+    (repo / "core" / "src" / "test" / "java" / "demo").mkdir(parents=True)
+    (repo / "pom.xml").write_text(PARENT_POM)
+    (repo / "core" / "pom.xml").write_text(CORE_POM)
+    (repo / "core" / "src" / "main" / "java" / "demo" / "Calc.java").write_text(CALC)
+    (repo / "core" / "src" / "test" / "java" / "demo" / "CalcTest.java").write_text(CALC_TEST)
+    _git(repo, "init", "--quiet")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "--quiet", "-m", "pinned")
+    pinned = _git(repo, "rev-parse", "HEAD")
+    manifest = tmp_path / "projects.toml"
+    ids = json.dumps([t[0] for t in TASKS])
+    manifest.write_text(
+        '[projects."me/calc"]\nlanguage = "java"\n'
+        f'source = "https://example.org/me/calc.git"\ncommit = "{pinned}"\n'
+        'java_release = "11"\nmaven_modules = ["core"]\n\n'
+        f'[official."me/calc"]\nname = "calc-master"\ntasks = {ids}\n'
+    )
+    wrong_clamp = "public static int clamp(int v, int lo, int hi) {\n    return v;\n}"
+    right_clamp = ("public static int clamp(int v, int lo, int hi) {\n"
+                   "    return Math.max(lo, Math.min(hi, v));\n}")
+    rows = [{"_id": task_id, "method_name": name, "project_name": "calc-master",
+             "code_level": level, "docstring": "",
+             "generate_results": [{"generate_code": right_clamp if name == "clamp" else "",
+                                   "errormessage": "", "is_pass": True},
+                                  {"generate_code": wrong_clamp if name == "clamp" else "",
+                                   "errormessage": "", "is_pass": False}]}
+            for task_id, name, _, level in TASKS]
+    results = tmp_path / "Raw_Input.jsonl_out.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    prompts = tmp_path / "CEJavaRaw.jsonl"
+    prompts.write_text("".join(
+        json.dumps({"question_id": task_id, "input": signature, "signature": signature,
+                    "docstring": ""}) + "\n"
+        for task_id, _, signature, _ in TASKS))
+    return tmp_path / "checkouts", manifest, results, prompts
+
+
+def _task(name: str, lineno: int, class_name: str = "Calc") -> Task:
+    return Task(task_id=IDS[name], benchmark="t", language=Language.JAVA,
+                name=name, prompt="", location=Location(
+                    project="me/calc", file_path="demo/Calc.java",
+                    lineno=lineno, class_name=class_name))
+
+
+def test_a_task_is_named_as_the_jvm_knows_it() -> None:
+    lines = CALC.splitlines()
+    clamp = next(i for i, line in enumerate(lines, 1) if "int clamp(" in line)
+    target = find_target(_task("clamp", clamp), CALC)
+    assert not isinstance(target, str)
+    assert (target.class_name, target.types) == ("demo.Calc", ("int", "int", "int"))
+    # CoderEval's layout: <Class>_<method>.java beside the class.
+    assert target.relative == "demo/Calc_clamp.java"
+    first = next(i for i, line in enumerate(lines, 1) if "T first(" in line)
+    inner = find_target(_task("first", first, class_name="Pair"), CALC)
+    assert not isinstance(inner, str)
+    # A nested class by its binary name; a type variable matches any erased type.
+    assert (inner.class_name, inner.types, inner.test_class) == (
+        "demo.Calc$Pair", ("?", "?"), "Pair_first")
+
+
+def test_a_method_of_an_anonymous_class_cannot_be_recorded() -> None:
+    source = ("package p;\nclass A {\n  Runnable r = new Runnable() {\n"
+              "    public void run() {}\n  };\n}\n")
+    task = Task(task_id="x", benchmark="t", language=Language.JAVA, name="run",
+                prompt="", location=Location(project="p/a", file_path="p/A.java", lineno=4))
+    assert "anonymous or local" in str(find_target(task, source))
+
+
+def test_the_replay_test_holds_any_text_javac_can_read(tmp_path: Path) -> None:
+    target = Target(task_id="t", class_name="demo.Calc", method="clamp", types=("int",) * 3,
+                    package="demo", test_class="Calc_clamp", relative="demo/Calc_clamp.java")
+    tricky = 'quote " backslash \\ u-escape \\u000a newline \n tab \t é 😀 ' + "x" * 20000
+    call = Call(signature="demo.Calc\tclamp\t(III)I", before=tricky, outcome="return",
+                value="<int>1</int>", after=tricky)
+    source = replay_source(target, [call], project="me/calc")
+    assert "public class Calc_clamp" in source and "Replay.join(" in source
+    if missing_toolchain() is not None:
+        pytest.skip("needs a JDK")
+    # The literal survives javac's unicode pre-pass and its 64 KiB constant limit: compile a
+    # class that prints it back.
+    check = source.split("private static String[] call0()")[1]
+    program = ("public class Echo {\n  public static void main(String[] a) {\n"
+               "    System.out.print(call0()[1]);\n  }\n"
+               "  private static String[] call0()" + check.replace(
+                   "codereval.replay.Replay.join(", "String.join(\"\", "))
+    (tmp_path / "Echo.java").write_text(program.rstrip().rstrip("}") + "}\n")
+    subprocess.run(["javac", "-encoding", "UTF-8", "Echo.java"], cwd=tmp_path, check=True)
+    shown = subprocess.run(["java", "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "Echo"],
+                           cwd=tmp_path, capture_output=True, check=True)
+    assert shown.stdout.decode("utf-8") == tricky
+
+
+@pytest.mark.slow
+@needs_java
+def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def]
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODEREVAL_HOME", str(tmp_path / "home"))
+    checkouts, manifest, results, prompts = _world(tmp_path)
+    bench = tmp_path / "bench"
+    done = run_cli("prepare", "codereval-java", "--results", results, "--prompts", prompts,
+                   "--checkouts", checkouts, "--manifest", manifest, "--out", bench)
+    assert done.exit_code == 0, done
+    done = run_cli("build", "java-tests", bench, "--mutants", "8", "--jobs", "1",
+                   "--keep-work")
+    assert done.exit_code == 0, done
+    checks = {c["task_id"]: c for c in map(json.loads, (bench / "tests" / "checks.jsonl").open())}
+    status = {name: checks[IDS[name]]["status"] for name in IDS}
+    # Recorded and strong; the time-dependent method does not replay; nobody calls `unused`.
+    assert status["clamp"] == status["take"] == status["first"] == "ok"
+    assert status["token"] == "flaky" and status["unused"] == "unreached"
+    assert checks[IDS["clamp"]]["calls"] == 5
+    assert checks[IDS["clamp"]]["killed"] >= checks[IDS["clamp"]]["mutants"] // 2 > 0
+    test = bench / "tests" / "me---calc" / "demo" / "Calc_clamp.java"
+    assert "codereval.replay.Replay.check" in test.read_text()
+    # Only validated tests are written.
+    assert not (bench / "tests" / "me---calc" / "demo" / "Calc_token.java").exists()
+    assert "ok" in done.stdout and "tests written to" in done.stdout
+    # A right sample passes, a wrong one fails; a task without a test still only compiles.
+    run = tmp_path / "run"
+    done = run_cli("evaluate", "--prepared", bench, "--samples", results, "--jobs", "1",
+                   "--out", run)
+    assert done.exit_code == 0, done
+    outcomes = {(o["task_id"], o["sample_index"]): o
+                for o in map(json.loads, (run / "outcomes.jsonl").open())}
+    assert outcomes[(IDS["clamp"], 0)]["verdict"] == "passed"
+    wrong = outcomes[(IDS["clamp"], 1)]
+    assert wrong["verdict"] == "failed" and "recorded call" in wrong["stderr_tail"]
