@@ -63,6 +63,20 @@ public class Calc {
         return y;
     }
 
+    /** Holds one value; no test uses it, and it has no no-argument constructor. */
+    public static class Holder {
+        private final String value;
+
+        public Holder(String value) {
+            this.value = value;
+        }
+
+        /** The value, trimmed. */
+        public String peek() {
+            return value.trim();
+        }
+    }
+
     /** The inner helper. */
     public static class Pair<T> {
         /** The first of two. */
@@ -149,6 +163,7 @@ TASKS = (
     ("6367670b1a6d9265ec0179b4", "unused", "public static int unused(int x){",
      "self_contained"),
     ("6367670b1a6d9265ec0179b5", "first", "public T first(T a, T b){", "self_contained"),
+    ("6367670b1a6d9265ec0179b6", "peek", "public String peek(){", "class_runnable"),
 )
 IDS = {name: task_id for task_id, name, _, _ in TASKS}
 needs_java = pytest.mark.skipif(
@@ -276,9 +291,16 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert done.exit_code == 0, done
     checks = {c["task_id"]: c for c in map(json.loads, (bench / "tests" / "checks.jsonl").open())}
     status = {name: checks[IDS[name]]["status"] for name in IDS}
-    # Recorded and strong; the time-dependent method does not replay; nobody calls `unused`.
+    source = {name: checks[IDS[name]]["source"] for name in IDS}
+    # Recorded and strong; the time-dependent method does not replay.
     assert status["clamp"] == status["take"] == status["first"] == "ok"
-    assert status["token"] == "flaky" and status["unused"] == "unreached"
+    assert source["clamp"] == source["take"] == "suite"
+    assert status["token"] == "flaky"
+    # Nobody calls `unused`: its calls come from generated inputs (ints around zero), and they
+    # tell its mutants apart. `peek` needs a receiver no constructor without arguments makes.
+    assert (status["unused"], source["unused"]) == ("ok", "generated")
+    assert status["peek"] == "unreached" and "no-argument constructor" in checks[IDS["peek"]][
+        "detail"]
     assert checks[IDS["clamp"]]["calls"] == 5
     assert checks[IDS["clamp"]]["killed"] >= checks[IDS["clamp"]]["mutants"] // 2 > 0
     test = bench / "tests" / "me---calc" / "demo" / "Calc_clamp.java"

@@ -35,8 +35,10 @@ XMLPULL = Artifact(group="xmlpull", artifact="xmlpull", version="1.1.3.1",
                    sha256="34e08ee62116071cbb69c0ed70d15a7a5b208d62798c59f2120bb8929324cb63")
 XSTREAM_JARS = (XSTREAM, MXPARSER, XMLPULL)
 
-RECORDER_SOURCES = ("recorder/Agent.java", "recorder/CallAdvice.java", "recorder/Recorder.java")
+RECORDER_SOURCES = ("recorder/Agent.java", "recorder/CallAdvice.java", "recorder/Generate.java",
+                    "recorder/Recorder.java")
 REPLAY_SOURCES = ("replay/Replay.java",)
+GENERATE_MAIN = "codereval.recorder.Generate"
 # What a recorded test's source imports: the runner puts the replay library on its classpath.
 REPLAY_PACKAGE = "codereval.replay"
 # The java.base packages whose classes XStream rebuilds field by field (collections, numbers,
@@ -63,6 +65,11 @@ class RecorderTools:
         """Ahead of the project's own jars: a project's older ByteBuddy (Mockito's) cannot
         read Java 17's classes, this one can."""
         return (self.byte_buddy, *self.xstream)
+
+    @property
+    def generator_classpath(self) -> tuple[Path, ...]:
+        """What Generate (``GENERATE_MAIN``) runs with, ahead of the project's classpath."""
+        return (self.agent_jar, *self.xstream)
 
     @property
     def replay_classpath(self) -> tuple[Path, ...]:

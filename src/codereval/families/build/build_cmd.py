@@ -127,12 +127,15 @@ def build_python_command(
 @click.option("--keep-work", is_flag=True,
               help="Keep the recorded calls, suite logs and validation run in OUT/.work.")
 @click.option("--force", is_flag=True, help="Record again over an existing OUT.")
+@click.option("--generate/--no-generate", default=True, show_default=True,
+              help="For a method no test calls, calls from generated inputs (by parameter "
+                   "type), checked like recorded ones; checks.jsonl says which.")
 @click.option("--env-root", type=click.Path(path_type=Path), default=None,
               help="Where project environments are cached.")
 def build_java_tests_command(
     prepared: Path, out: Path | None, projects: tuple[str, ...], tasks: tuple[str, ...],
     max_calls: int, mutants: int, min_kill: float, include_weak: bool, suite_timeout: float,
-    timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool,
+    timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool, generate: bool,
     env_root: Path | None,
 ) -> None:
     """Tests for a prepared Java benchmark's tasks (CoderEval-Java's were never published),
@@ -158,11 +161,15 @@ def build_java_tests_command(
         prepared=prepared, out=out, projects=projects, tasks=tasks, max_calls=max_calls,
         mutants=mutants, min_kill=min_kill, include_weak=include_weak,
         suite_timeout=suite_timeout, timeout=timeout, jobs=jobs, sandbox=sandbox,
-        env_root=env_root, keep_work=keep_work, force=force, progress=True))
+        env_root=env_root, keep_work=keep_work, force=force, generate=generate,
+        progress=True))
     reached = sum(1 for c in report.checks if c.status not in ("unreached",))
     click.echo(f"{len(report.checks)} tasks, {reached} reached by their project's suite")
     for status in STATUSES:
-        click.echo(f"  {status:<10} {report.count(status)}")
+        generated = sum(1 for c in report.checks if c.status == status
+                        and c.source == "generated")
+        note = f" ({generated} from generated inputs)" if generated else ""
+        click.echo(f"  {status:<10} {report.count(status)}{note}")
     click.echo(f"{report.kept} tests written to {report.out} in {report.seconds:.0f} s "
                f"(checks.jsonl says why each task has a test or not)")
 

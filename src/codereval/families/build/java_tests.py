@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -56,9 +57,15 @@ from codereval.executors.sample import default_env_root
 from codereval.families.build.java_mutate import java_mutants
 from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar
 from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
-from codereval.java.recording import REPLAY_JVM_FLAGS, RecorderTools, ensure_recorder
+from codereval.java.recording import (
+    GENERATE_MAIN,
+    REPLAY_JVM_FLAGS,
+    RecorderTools,
+    ensure_recorder,
+)
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, tool_env
 from codereval.model import Language, Sample, Task, Verdict
+from codereval.runners.java import newer_junit
 from codereval.runners.python import project_folder
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
@@ -90,6 +97,8 @@ class JavaTestsOptions:
     env_root: Path | None = None
     keep_work: bool = False
     force: bool = False
+    # Calls from generated inputs for the methods no test calls (`Generate`).
+    generate: bool = True
     progress: bool = False
 
 
@@ -254,13 +263,113 @@ def _javac(sources: Sequence[Path], *, classpath: Sequence[Path], out: Path, rel
     return [], left_out + remaining
 
 
-def _modules(info: JavaEnvInfo) -> list[tuple[Path, Path]]:
-    """(module folder, test source root) for each test root of the environment."""
-    found = []
-    for root in info.test_roots:
-        module = root.parent.parent.parent if root.parts[-3:] == ("src", "test", "java") else root
-        found.append((module, root))
-    return found
+@dataclass(frozen=True, kw_only=True)
+class SuiteModule:
+    """A module whose tests run: where its test sources and resources are, where they run."""
+
+    folder: Path
+    sources: tuple[Path, ...]  # test source roots (Java, and Groovy when the module has any)
+    resources: tuple[Path, ...]
+    workdir: Path  # Surefire's workingDirectory (the module's folder by default)
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _child(node: ET.Element | None, *path: str) -> ET.Element | None:
+    for name in path:
+        if node is None:
+            return None
+        node = next((c for c in node if _local(c.tag) == name), None)
+    return node
+
+
+def _pom_path(folder: Path, text: str | None) -> Path | None:
+    if not text or not text.strip():
+        return None
+    value = text.strip()
+    for name in ("${project.basedir}", "${basedir}"):
+        value = value.replace(name, str(folder))
+    if "${" in value:
+        return None
+    path = Path(value)
+    return path if path.is_absolute() else folder / path
+
+
+def suite_modules(info: JavaEnvInfo) -> list[SuiteModule]:
+    """The modules holding the tasks, as their POMs lay out their tests: Maven's defaults
+    (src/test/java, src/test/groovy, src/test/resources, run from the module's folder) unless
+    the POM says otherwise (``testSourceDirectory``, ``testResources``, Surefire's
+    ``workingDirectory``: log4j 1's tests live in tests/src/java and run from tests/)."""
+    folders: list[Path] = []
+    for root in info.main_roots:
+        tail = root.parts[-3:]
+        folder = root.parents[2] if tail == ("src", "main", "java") else info.project_root
+        if folder not in folders:
+            folders.append(folder)
+    modules = []
+    for folder in folders:
+        build: ET.Element | None = None
+        pom = folder / "pom.xml"
+        if pom.is_file():
+            with contextlib.suppress(ET.ParseError, OSError):
+                build = _child(ET.parse(pom).getroot(), "build")
+        declared = _pom_path(folder, getattr(_child(build, "testSourceDirectory"), "text", None))
+        sources = [declared] if declared is not None else [folder / "src" / "test" / "java"]
+        sources.append(folder / "src" / "test" / "groovy")
+        resources = [folder / "src" / "test" / "resources"]
+        listed = _child(build, "testResources")
+        if listed is not None:
+            resources = [p for r in listed if (p := _pom_path(
+                folder, getattr(_child(r, "directory"), "text", None))) is not None]
+        workdir = folder
+        for plugins in (_child(build, "plugins"), _child(build, "pluginManagement", "plugins")):
+            for plugin in plugins if plugins is not None else ():
+                if getattr(_child(plugin, "artifactId"), "text", "") == "maven-surefire-plugin":
+                    found = _pom_path(folder, getattr(
+                        _child(plugin, "configuration", "workingDirectory"), "text", None))
+                    if found is not None and found.is_dir():
+                        workdir = found
+        modules.append(SuiteModule(
+            folder=folder, sources=tuple(p for p in sources if p.is_dir()),
+            resources=tuple(p for p in resources if p.is_dir()), workdir=workdir))
+    return modules
+
+
+def _groovy_jar(dependencies: Sequence[Path]) -> Path | None:
+    for jar in dependencies:
+        if re.fullmatch(r"groovy(-all)?-\d[\w.-]*\.jar", jar.name) and "indy" not in jar.name:
+            return jar
+    return None
+
+
+def _compile_tests(module: SuiteModule, *, classpath: Sequence[Path], out: Path,
+                   encoding: str, log: Path) -> tuple[list[Path], list[Path]]:
+    """The module's tests compiled into ``out``: (compiled files, files left out). Java alone
+    with javac (a file that does not compile left out); with Groovy sources and Groovy on the
+    test classpath, both at once with Groovy's joint compiler (all or nothing)."""
+    java = sorted(p for root in module.sources for p in root.rglob("*.java"))
+    groovy = sorted(p for root in module.sources for p in root.rglob("*.groovy"))
+    compiler = _groovy_jar(classpath)
+    if groovy and compiler is not None:
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        cp = os.pathsep.join(map(str, classpath))
+        # The files as arguments: Groovy 2.4's command line reads no @file.
+        argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-cp", cp,
+                "org.codehaus.groovy.tools.FileSystemCompiler", "-j", "-Jnowarn=true",
+                "--encoding", encoding, "-d", str(out), "-cp", cp, *map(str, [*java, *groovy])]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=JAVAC_TIMEOUT,
+                              env=tool_env(), check=False)
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(done.stdout + done.stderr)
+        if done.returncode == 0:
+            return [*java, *groovy], []
+    compiled, left_out = _javac(java, classpath=classpath, out=out, release="",
+                                encoding=encoding, log=log)
+    return compiled, left_out + groovy
 
 
 def _sandbox_run(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path, scratch: Path,
@@ -293,29 +402,35 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     log = work / "suite.log"
     summary: dict[str, object] = {"modules": []}
-    for number, (module, root) in enumerate(_modules(info)):
-        sources = sorted(root.rglob("*.java"))
-        if not sources:
-            continue
+    floor = newer_junit(info.dependencies)
+    for number, module in enumerate(suite_modules(info)):
         out = work / f"test-classes-{number}"
-        resources = [module / "src" / "test" / "resources"]
-        classpath = [info.classes, *info.dependencies]
-        compiled, left_out = _javac(sources, classpath=[*classpath, junit], out=out,
-                                    release="", encoding=info.encoding, log=log)
-        entry: dict[str, object] = {"module": str(module.relative_to(info.project_root)),
-                                    "test_files": len(sources), "left_out": len(left_out)}
-        cast_list = summary["modules"]
-        assert isinstance(cast_list, list)
-        cast_list.append(entry)
+        classpath = [info.classes, *floor, *info.dependencies]
+        entry: dict[str, object] = {
+            "module": str(module.folder.relative_to(info.project_root)) or ".",
+            "test_roots": [str(r.relative_to(module.folder)) for r in module.sources]}
+        modules = summary["modules"]
+        assert isinstance(modules, list)
+        modules.append(entry)
+        compiled, left_out = _compile_tests(module, classpath=[*classpath, junit], out=out,
+                                            encoding=info.encoding, log=log)
+        entry.update(test_files=len(compiled) + len(left_out), left_out=len(left_out))
         if not compiled:
-            entry["ran"] = "no test compiled"
+            entry["error"] = "no test sources" if not left_out else "no test compiled"
             continue
-        for resource in resources:
-            if resource.is_dir():
-                shutil.copytree(resource, out, dirs_exist_ok=True)
+        for resource in module.resources:
+            shutil.copytree(resource, out, dirs_exist_ok=True)
+        # The tests run from a private copy of the module (they write beside their inputs);
+        # the copy keeps the module's layout, so relative paths resolve as in its build.
+        copy = work / f"module-{number}"
+        shutil.copytree(module.folder, copy, symlinks=True,
+                        ignore=shutil.ignore_patterns("target", ".git", "node_modules"))
+        workdir = copy / module.workdir.relative_to(module.folder)
         run_cp = [*tools.recorder_classpath, out, *classpath, junit]
+        # The JDK's packages opened to every unnamed module, as projects moving to Java 17
+        # open them in their Surefire argLine (mocking libraries reflect into java.lang).
         argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
-                f"-javaagent:{tools.agent_jar}={config}",
+                *REPLAY_JVM_FLAGS, f"-javaagent:{tools.agent_jar}={config}",
                 f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
                 "-cp", os.pathsep.join(map(str, run_cp)),
                 "org.junit.platform.console.ConsoleLauncher", "--disable-banner",
@@ -323,7 +438,7 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
                 f"--include-classname={TEST_CLASSES}"]
         started = time.monotonic()
         result = _sandbox_run(
-            sandbox, argv, cwd=module, scratch=work / f"scratch-{number}",
+            sandbox, argv, cwd=workdir, scratch=work / f"scratch-{number}",
             readable=[info.project_root, info.root, tools.agent_jar,
                       *_outside(run_cp, info.root)],
             writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024)
@@ -369,6 +484,31 @@ def read_calls(path: Path, *, max_calls: int) -> Recording:
         elif fields[0] == "count" and len(fields) == 4:
             recording.dropped[fields[1]] += int(fields[3])
     return recording
+
+
+def generate_calls(info: JavaEnvInfo, targets: Sequence[Target], *, tools: RecorderTools,
+                   sandbox: Sandbox, work: Path, max_calls: int,
+                   timeout: float) -> Recording:
+    """Calls from generated inputs for methods the suite never called (``Generate``): run on
+    the project as built, in the sandbox, written as the recorder writes recorded calls."""
+    calls_file = work / "generated.tsv"
+    config = work / "generate.cfg"
+    lines = [f"out\t{calls_file}", f"max\t{max_calls}"]
+    lines += [f"target\t{t.task_id}\t{t.class_name}\t{t.method}\t{','.join(t.types)}"
+              for t in targets]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run_cp = [*tools.generator_classpath, info.classes, *info.dependencies]
+    argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-Xmx1g", *REPLAY_JVM_FLAGS,
+            f"-Djava.io.tmpdir={work / 'scratch-generate'}",
+            "-cp", os.pathsep.join(map(str, run_cp)), GENERATE_MAIN, str(config)]
+    result = _sandbox_run(sandbox, argv, cwd=info.project_root,
+                          scratch=work / "scratch-generate",
+                          readable=[info.project_root, info.root, *_outside(run_cp, info.root)],
+                          writable=[work], wall=timeout, memory_mb=2048)
+    with (work / "generate.log").open("a", encoding="utf-8") as handle:
+        handle.write(result.stdout.decode("utf-8", "replace")
+                     + result.stderr.decode("utf-8", "replace"))
+    return read_calls(calls_file, max_calls=max_calls)
 
 
 # ---------------------------------------------------------------------------- the tests
@@ -603,11 +743,12 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
     for project in sorted(by_project):
         project_tasks = by_project[project]
 
-        def check(task: Task, status: str, detail: str = "", **more: int) -> TaskCheck:
+        def check(task: Task, status: str, detail: str = "", *, calls: int = 0,
+                  dropped: int = 0, unstable: int = 0) -> TaskCheck:
             location = task.location
             made = TaskCheck(task_id=task.task_id, function=task.name,
                              file_path=location.file_path if location else "", status=status,
-                             detail=detail, **more)
+                             detail=detail, calls=calls, dropped=dropped, unstable=unstable)
             report.checks.append(made)
             return made
 
@@ -639,14 +780,25 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
         project_work = work / project_folder(project)
         project_work.mkdir(parents=True, exist_ok=True)
         if options.progress:
-            Console(stderr=True).print(f"[bold]recording[/] {project}: the suite of "
-                                       f"{len(info.test_roots)} test root(s), "
-                                       f"{len(targets)} task(s)")
+            Console(stderr=True).print(f"[bold]recording[/] {project}: {len(targets)} "
+                                       "task(s), the tests of their modules")
         recording, suite = record_suite(info, list(targets.values()), tools=tools, junit=junit,
                                         sandbox=sandbox, work=project_work,
                                         max_calls=options.max_calls,
                                         timeout=options.suite_timeout)
         report.suites[project] = suite
+        generated: set[str] = set()
+        never = [t for t in targets.values()
+                 if not recording.calls.get(t.task_id) and not recording.dropped.get(t.task_id)]
+        if options.generate and never:
+            made = generate_calls(info, never, tools=tools, sandbox=sandbox, work=project_work,
+                                  max_calls=options.max_calls, timeout=options.suite_timeout)
+            for missing in never:
+                if made.calls.get(missing.task_id):
+                    recording.calls[missing.task_id] = made.calls[missing.task_id]
+                    generated.add(missing.task_id)
+                elif made.reasons.get(missing.task_id):
+                    recording.reasons[missing.task_id] = made.reasons[missing.task_id]
         tests: dict[str, tuple[Target, list[Call]]] = {}
         for task in project_tasks:
             target = targets.get(task.task_id)
@@ -655,12 +807,13 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
             calls = _dominant(recording.calls.get(task.task_id, []))
             dropped = recording.dropped.get(task.task_id, 0)
             if not calls:
+                why = "; ".join(recording.reasons.get(task.task_id, []))[:300]
                 if dropped:
-                    why = "; ".join(recording.reasons.get(task.task_id, []))[:300]
                     check(task, "unrecorded", f"{dropped} call(s), none serialised: {why}",
                           dropped=dropped)
                 else:
-                    check(task, "unreached", "no test of the suite calls it")
+                    tried = f"; generated inputs: {why}" if why else ""
+                    check(task, "unreached", f"no test of the suite calls it{tried}")
                 continue
             tests[task.task_id] = (target, calls)
         if not tests:
@@ -686,7 +839,9 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(replay_source(target, kept, project=project), encoding="utf-8")
             written[task_id] = path
-            check(task, "recorded", calls=len(kept), dropped=dropped, unstable=len(unstable))
+            entry = check(task, "recorded", calls=len(kept), dropped=dropped,
+                          unstable=len(unstable))
+            entry.source = "generated" if task_id in generated else "suite"
     return written
 
 

@@ -134,6 +134,9 @@ class TaskCheck:
     killed: int = 0
     status: str = ""  # ok, weak, flaky, broken, unrecorded, unreached
     detail: str = ""
+    # Where the calls come from: the project's suite, or inputs generated for a method the
+    # suite never calls (`build java-tests`).
+    source: str = "suite"
 
     @property
     def kill_share(self) -> float | None:

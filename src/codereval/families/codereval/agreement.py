@@ -645,6 +645,101 @@ def compare_compile_paths(
             for run, official, label in loaded]
 
 
+# ----------------------------------------------------------------------------- Java: passing
+
+# The causes of a pass disagreement on a task with a recorded test (`build java-tests`).
+JAVA_PASS_CAUSES = {
+    "stronger": "recorded test stronger: ours failed what the official test passed",
+    "weaker": "recorded test weaker: ours passed what the official test failed",
+    "compile_ours": "compile stage: ours did not compile it, the original ran it",
+    "compile_official": "compile stage: the original did not compile it, ours ran it",
+    "runtime": "ours: runtime error, timeout or memory while the official test passed",
+}
+
+
+class JavaPassDisagreement(Model):
+    task_id: str
+    sample_index: int
+    ours: Verdict
+    official_pass: bool
+    cause: str
+    evidence: str = ""
+
+
+class JavaPassAgreement(Model):
+    """One model's Java run against the official ``is_pass``, on the tasks that have a test
+    here (recorded by `build java-tests`: a task whose samples ran a test)."""
+
+    label: str
+    run: str
+    official: str
+    tasks: int  # tasks with a test here
+    compared: int
+    both_pass: int
+    both_fail: int
+    ours_only: int  # we pass, the original failed
+    official_only: int  # the original passed, we fail
+    agreement: float
+    infra_errors: int
+    causes: dict[str, int]
+    disagreements: list[JavaPassDisagreement]
+
+
+def tested_tasks(run: Run) -> set[str]:
+    """Tasks whose samples ran a test in this run (reached the run stage)."""
+    return {o.task_id for o in run.outcomes if o.stage in (Stage.RUN, Stage.CHECK, Stage.DONE)}
+
+
+def compare_java_pass(run: Run, official: OfficialResults, *, label: str) -> JavaPassAgreement:
+    """Ours ``passed`` against the official ``is_pass``, sample by sample, on the tasks with a
+    test; each disagreement's cause from the two verdicts (see JAVA_PASS_CAUSES)."""
+    _same_samples(run, official)
+    tasks = tested_tasks(run)
+    outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
+    counts: Counter[str] = Counter()
+    disagreements: list[JavaPassDisagreement] = []
+    for theirs in sorted(official.outcomes, key=lambda o: (o.task_id, o.sample_index)):
+        key = (theirs.task_id, theirs.sample_index)
+        outcome = outcomes.get(key)
+        if key[0] not in tasks or outcome is None:
+            continue
+        if outcome.verdict is Verdict.INFRA_ERROR:
+            counts["infra"] += 1
+            continue
+        counts["compared"] += 1
+        passed_there = theirs.passed
+        if outcome.passed == passed_there:
+            counts["both_pass" if passed_there else "both_fail"] += 1
+            continue
+        counts["official_only" if passed_there else "ours_only"] += 1
+        if passed_there:
+            cause = ("compile_ours" if outcome.verdict is Verdict.COMPILE_ERROR
+                     else "stronger" if outcome.verdict is Verdict.FAILED else "runtime")
+        else:
+            cause = "compile_official" if theirs.verdict is Verdict.COMPILE_ERROR else "weaker"
+        evidence = (outcome.detail or outcome.stderr_tail or "").strip().splitlines()
+        disagreements.append(JavaPassDisagreement(
+            task_id=key[0], sample_index=key[1], ours=outcome.verdict,
+            official_pass=passed_there, cause=JAVA_PASS_CAUSES[cause],
+            evidence=evidence[0][:200] if evidence else ""))
+    compared = counts["compared"]
+    return JavaPassAgreement(
+        label=label, run=str(run.path), official=str(official.path), tasks=len(tasks),
+        compared=compared, both_pass=counts["both_pass"], both_fail=counts["both_fail"],
+        ours_only=counts["ours_only"], official_only=counts["official_only"],
+        agreement=_percent(counts["both_pass"] + counts["both_fail"], compared),
+        infra_errors=counts["infra"],
+        causes=dict(Counter(d.cause for d in disagreements).most_common()),
+        disagreements=disagreements)
+
+
+def compare_java_pass_paths(pairs: Sequence[tuple[Path, Path]],
+                            labels: Sequence[str]) -> list[JavaPassAgreement]:
+    return [compare_java_pass(load_run(run_dir), load_official_results(official_path),
+                              label=label)
+            for (run_dir, official_path), label in zip(pairs, labels, strict=True)]
+
+
 def is_java_results(path: Path) -> bool:
     """Does this official result file hold Java rows (``code_level``)?"""
     for _lineno, row in iter_jsonl(path):

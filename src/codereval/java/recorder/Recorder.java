@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -163,39 +162,56 @@ public final class Recorder {
         }
         BUSY.set(Boolean.TRUE);
         try {
-            String outcome;
-            String result;
-            if (thrown != null) {
-                outcome = "throw";
-                result = thrown.getClass().getName();
-            } else if (call.signature.endsWith(")V")) {
-                outcome = "void";
-                result = "";
-            } else {
-                outcome = "return";
-                result = toXml(value);
-                if (result == null) {
-                    drop(call.target, "the value returned does not serialise: " + lastError.get());
-                    return;
-                }
-            }
-            String after = toXml(new Object[] {call.self, call.arguments});
-            if (after == null) {
-                drop(call.target, "the receiver or an argument after the call does not serialise: "
-                    + lastError.get());
-                return;
-            }
-            synchronized (LOCK) {
-                if (call.target.recorded >= config.max) {
-                    return;
-                }
-                call.target.recorded++;
-                write("call", call.target.id, b64(call.signature), b64(call.before), outcome,
-                    b64(result), b64(after));
-            }
+            writeCall(call.target, call.signature, call.before, call.self, call.arguments, value,
+                thrown);
         } finally {
             BUSY.remove();
         }
+    }
+
+    /** Serialises what the call left and writes it; false when it could not be recorded. */
+    static boolean writeCall(Target target, String signature, String before, Object self,
+                             Object[] arguments, Object value, Throwable thrown) {
+        String outcome;
+        String result;
+        if (thrown != null) {
+            outcome = "throw";
+            result = thrown.getClass().getName();
+        } else if (signature.endsWith(")V")) {
+            outcome = "void";
+            result = "";
+        } else {
+            outcome = "return";
+            result = toXml(value);
+            if (result == null) {
+                drop(target, "the value returned does not serialise: " + lastError.get());
+                return false;
+            }
+        }
+        String after = toXml(new Object[] {self, arguments});
+        if (after == null) {
+            drop(target, "the receiver or an argument after the call does not serialise: "
+                + lastError.get());
+            return false;
+        }
+        synchronized (LOCK) {
+            if (target.recorded >= config.max) {
+                return false;
+            }
+            target.recorded++;
+            write("call", target.id, b64(signature), b64(before), outcome, b64(result),
+                b64(after));
+            return true;
+        }
+    }
+
+    /** The XML of a value, or null when it does not serialise (see lastError). */
+    static String xml(Object value) {
+        return toXml(value);
+    }
+
+    static void dropFor(Target target, String reason) {
+        drop(target, reason);
     }
 
     private static final ThreadLocal<String> lastError = new ThreadLocal<>();
@@ -224,7 +240,7 @@ public final class Recorder {
         }
     }
 
-    private static void counts() {
+    static void counts() {
         synchronized (LOCK) {
             for (Target target : config.targets) {
                 write("count", target.id, Integer.toString(target.recorded),
@@ -249,10 +265,5 @@ public final class Recorder {
         } catch (IOException e) {
             System.err.println("codereval recorder: cannot write " + config.out + ": " + e);
         }
-    }
-
-    /** For tests of the recorder: the targets a signature resolved to. */
-    static Set<String> registered() {
-        return new HashSet<>(BY_SIGNATURE.keySet());
     }
 }
