@@ -203,11 +203,14 @@ def _world(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     wrong_clamp = "public static int clamp(int v, int lo, int hi) {\n    return v;\n}"
     right_clamp = ("public static int clamp(int v, int lo, int hi) {\n"
                    "    return Math.max(lo, Math.min(hi, v));\n}")
+    # peek has no test: its sample compiles and is not judged.
+    codes = {"clamp": (right_clamp, wrong_clamp),
+             "peek": ("public String peek() {\n    return value;\n}", "")}
     rows = [{"_id": task_id, "method_name": name, "project_name": "calc-master",
              "code_level": level, "docstring": "",
-             "generate_results": [{"generate_code": right_clamp if name == "clamp" else "",
+             "generate_results": [{"generate_code": codes.get(name, ("", ""))[0],
                                    "errormessage": "", "is_pass": True},
-                                  {"generate_code": wrong_clamp if name == "clamp" else "",
+                                  {"generate_code": codes.get(name, ("", ""))[1],
                                    "errormessage": "", "is_pass": False}]}
             for task_id, name, _, level in TASKS]
     results = tmp_path / "Raw_Input.jsonl_out.jsonl"
@@ -293,7 +296,7 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     status = {name: checks[IDS[name]]["status"] for name in IDS}
     source = {name: checks[IDS[name]]["source"] for name in IDS}
     # Recorded and strong; the time-dependent method does not replay.
-    assert status["clamp"] == status["take"] == status["first"] == "ok"
+    assert status["clamp"] == status["take"] == status["first"] == "ok", checks
     assert source["clamp"] == source["take"] == "suite"
     assert status["token"] == "flaky"
     # Nobody calls `unused`: its calls come from generated inputs (ints around zero), and they
@@ -316,5 +319,16 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     outcomes = {(o["task_id"], o["sample_index"]): o
                 for o in map(json.loads, (run / "outcomes.jsonl").open())}
     assert outcomes[(IDS["clamp"], 0)]["verdict"] == "passed"
+    untested = outcomes[(IDS["peek"], 0)]
+    assert untested["verdict"] == "infra_error" and "no official test" in untested["detail"]
     wrong = outcomes[(IDS["clamp"], 1)]
     assert wrong["verdict"] == "failed" and "recorded call" in wrong["stderr_tail"]
+    # The official is_pass, on the tasks with a test: both clamp samples agree.
+    done = run_cli("compare", run, results, "--json")
+    assert done.exit_code == 0, done
+    passing = [r for r in json.loads(done.stdout) if r.get("kind") == "pass"]
+    assert [(r["tasks"], r["compared"], r["agreement"]) for r in passing] == [(1, 2, 100.0)]
+    # Resuming the finished run runs nothing again, the compiled-untested samples included.
+    done = run_cli("evaluate", "--prepared", bench, "--samples", results, "--jobs", "1",
+                   "--out", run)
+    assert done.exit_code == 0 and "0 run now" in done.stdout + done.stderr, done
