@@ -43,11 +43,13 @@ GENERATE_MAIN = "codereval.recorder.Generate"
 REPLAY_PACKAGE = "codereval.replay"
 # The java.base packages whose classes XStream rebuilds field by field (collections, numbers,
 # dates, text, regular expressions, ...), opened to the test's unnamed module.
-OPENED = ("java.lang", "java.lang.reflect", "java.util", "java.util.concurrent",
-          "java.util.concurrent.atomic", "java.util.concurrent.locks", "java.util.regex",
-          "java.text", "java.math", "java.net", "java.io", "java.nio", "java.nio.charset",
-          "java.time", "java.time.chrono", "java.time.format", "java.time.zone", "java.security",
-          "sun.nio.cs", "sun.util.calendar", "jdk.internal.math")
+OPENED = ("java.lang", "java.lang.invoke", "java.lang.ref", "java.lang.reflect", "java.util",
+          "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks",
+          "java.util.function", "java.util.regex", "java.util.stream", "java.util.zip",
+          "java.util.jar", "java.text", "java.math", "java.net", "java.io", "java.nio",
+          "java.nio.charset", "java.nio.file", "java.time", "java.time.chrono",
+          "java.time.format", "java.time.temporal", "java.time.zone", "java.security",
+          "javax.crypto", "sun.nio.ch", "sun.nio.cs", "sun.util.calendar", "jdk.internal.math")
 REPLAY_JVM_FLAGS = tuple(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in OPENED)
 
 

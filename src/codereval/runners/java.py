@@ -495,9 +495,11 @@ def _tests_dir_candidates(task: Task, tests_dir: Path | None) -> list[Path]:
         return []
     folder = location.file_path.rpartition("/")[0]
     cls = location.class_name or Path(location.file_path).stem
-    relative = f"{folder}/{cls}_{task.name}.java" if folder else f"{cls}_{task.name}.java"
+    prefix = f"{folder}/" if folder else ""
     slug = task.project.replace("/", "---")
-    return [tests_dir / relative, tests_dir / slug / relative]
+    # The task's own test first (an overload's, named with its task id), then the layout's.
+    names = (f"{prefix}{cls}_{task.name}_{task.task_id}.java", f"{prefix}{cls}_{task.name}.java")
+    return [base / name for name in names for base in (tests_dir, tests_dir / slug)]
 
 
 _BOOL = re.compile(r"\b(true|false)\b")

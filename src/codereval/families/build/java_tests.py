@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -426,39 +427,83 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         shutil.copytree(module.folder, copy, symlinks=True,
                         ignore=shutil.ignore_patterns("target", ".git", "node_modules"))
         workdir = copy / module.workdir.relative_to(module.folder)
-        run_cp = [*tools.recorder_classpath, out, *classpath, junit]
-        # The JDK's packages opened to every unnamed module, as projects moving to Java 17
-        # open them in their Surefire argLine (mocking libraries reflect into java.lang).
-        argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
-                *REPLAY_JVM_FLAGS, f"-javaagent:{tools.agent_jar}={config}",
-                f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
-                "-cp", os.pathsep.join(map(str, run_cp)),
-                "org.junit.platform.console.ConsoleLauncher", "--disable-banner",
-                "--disable-ansi-colors", "--details=summary", f"--scan-classpath={out}",
-                f"--include-classname={TEST_CLASSES}"]
+        # The launcher brings its own JUnit Platform and engines: a project's older ones on
+        # the same classpath break it (NoSuchMethodError between platform versions).
+        run_cp = [*tools.recorder_classpath, out,
+                  *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit]
+        testng = [c for c, text in _test_classes(module, compiled) if "org.testng" in text]
+        launches = [("junit", ["org.junit.platform.console.ConsoleLauncher", "--disable-banner",
+                               "--disable-ansi-colors", "--details=summary",
+                               f"--scan-classpath={out}", f"--include-classname={TEST_CLASSES}"])]
+        if testng and any(_TESTNG_JAR.fullmatch(p.name) for p in classpath):
+            # TestNG's own runner (the Platform's TestNG engine needs TestNG 6.14.3 or later).
+            launches.append(("testng", ["org.testng.TestNG", "-d", str(work / "testng-output"),
+                                        "-testclass", ",".join(testng)]))
         started = time.monotonic()
-        result = _sandbox_run(
-            sandbox, argv, cwd=workdir, scratch=work / f"scratch-{number}",
-            readable=[info.project_root, info.root, tools.agent_jar,
-                      *_outside(run_cp, info.root)],
-            writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024)
-        stdout = result.stdout.decode("utf-8", "replace")
-        with log.open("a", encoding="utf-8") as handle:
-            handle.write(stdout + result.stderr.decode("utf-8", "replace"))
+        for kind, main in launches:
+            # The JDK's packages opened to every unnamed module, as projects moving to Java 17
+            # open them in their Surefire argLine (mocking libraries reflect into java.lang).
+            argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
+                    *REPLAY_JVM_FLAGS, f"-javaagent:{tools.agent_jar}={config}",
+                    f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
+                    "-cp", os.pathsep.join(map(str, run_cp)), *main]
+            result = _sandbox_run(
+                sandbox, argv, cwd=workdir, scratch=work / f"scratch-{number}",
+                readable=[info.project_root, info.root, tools.agent_jar,
+                          *_outside(run_cp, info.root)],
+                writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024)
+            stdout = result.stdout.decode("utf-8", "replace")
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(stdout + result.stderr.decode("utf-8", "replace"))
+            counts = _suite_counts(kind, stdout)
+            for key, value in counts.items():
+                entry[key] = int(str(entry.get(key, 0))) + value
+            entry[f"{kind}_exit"] = result.exit_code
+            if result.timed_out:
+                entry["timed_out"] = True
+            if not counts:
+                # The launcher never reported: say why, as the JVM did.
+                lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+                entry[f"{kind}_error"] = ("timed out" if result.timed_out else
+                                          result.sandbox_error or (lines[-1] if lines
+                                                                   else "no output"))
         entry["seconds"] = round(time.monotonic() - started, 1)
-        entry["exit"] = result.exit_code
-        entry["timed_out"] = result.timed_out
-        for key in ("tests successful", "tests failed", "tests found"):
-            found = re.search(rf"\[\s*(\d+) {key}\s*\]", stdout)
-            if found:
-                entry[key.replace(" ", "_")] = int(found.group(1))
-        if "tests_found" not in entry:
-            # The launcher never reported: say why, as the JVM did.
-            lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
-            entry["error"] = ("timed out" if result.timed_out
-                              else result.sandbox_error or (lines[-1] if lines else "no output"))
     recording = read_calls(calls_file, max_calls=max_calls)
     return recording, summary
+
+
+_PLATFORM_JAR = re.compile(r"(junit-(jupiter|platform|vintage)[\w-]*|opentest4j|apiguardian"
+                           r"[\w-]*)-[\d.]+(-[\w.]+)?\.jar")
+_TESTNG_JAR = re.compile(r"testng-[\d.]+\.jar")
+
+
+def _test_classes(module: SuiteModule, compiled: Sequence[Path]) -> list[tuple[str, str]]:
+    """(class name, source text) of the compiled test files whose name Surefire would run."""
+    found = []
+    for path in compiled:
+        root = next((r for r in module.sources if path.is_relative_to(r)), None)
+        if root is None or not re.fullmatch(TEST_CLASSES, path.stem):
+            continue
+        name = ".".join(path.relative_to(root).with_suffix("").parts)
+        found.append((name, path.read_text(encoding="utf-8", errors="replace")))
+    return found
+
+
+def _suite_counts(kind: str, stdout: str) -> dict[str, int]:
+    """Tests found, successful and failed, as the launcher's summary says."""
+    counts: dict[str, int] = {}
+    if kind == "testng":
+        found = re.search(r"Total tests run: (\d+),(?: Passes: \d+,)? Failures: (\d+)", stdout)
+        if found:
+            run, failed = int(found.group(1)), int(found.group(2))
+            counts = {"tests_found": run, "tests_failed": failed,
+                      "tests_successful": run - failed}
+        return counts
+    for key in ("tests successful", "tests failed", "tests found"):
+        found = re.search(rf"\[\s*(\d+) {key}\s*\]", stdout)
+        if found:
+            counts[key.replace(" ", "_")] = int(found.group(1))
+    return counts
 
 
 def read_calls(path: Path, *, max_calls: int) -> Recording:
@@ -721,6 +766,23 @@ def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
     return report
 
 
+def _distinct_names(targets: dict[str, Target]) -> dict[str, Target]:
+    """Overloads (several tasks of one class with one method name) cannot share CoderEval's
+    ``<Class>_<method>`` test: each gets ``<Class>_<method>_<task id>``, which `evaluate`
+    looks for first."""
+    named = Counter(t.relative for t in targets.values())
+    distinct = {}
+    for task_id, target in targets.items():
+        if named[target.relative] > 1:
+            name = f"{target.test_class}_{task_id}"
+            folder = target.relative.rpartition("/")[0]
+            target = dataclasses.replace(
+                target, test_class=name, relative=f"{folder}/{name}.java" if folder
+                else f"{name}.java")
+        distinct[task_id] = target
+    return distinct
+
+
 def _prepared(path: Path) -> tuple[Path, Path]:
     """(records, projects manifest) of a prepared benchmark directory."""
     if not (path / "benchmark.json").is_file() or not (path / "records.json").is_file():
@@ -777,6 +839,7 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
                 targets[task.task_id] = found
         if not targets:
             continue
+        targets = _distinct_names(targets)
         project_work = work / project_folder(project)
         project_work.mkdir(parents=True, exist_ok=True)
         if options.progress:

@@ -216,15 +216,44 @@ public final class Recorder {
 
     private static final ThreadLocal<String> lastError = new ThreadLocal<>();
 
+    /** Thrown by Limited once the XML passes MAX_CHARS: a large graph is not written out. */
+    private static final class TooLarge extends RuntimeException {
+        TooLarge() {
+            super("over " + MAX_CHARS + " characters of XML", null, false, false);
+        }
+    }
+
+    /** A writer that stops at MAX_CHARS, so a huge receiver costs little to refuse. */
+    private static final class Limited extends java.io.Writer {
+        private final StringBuilder text = new StringBuilder();
+
+        @Override
+        public void write(char[] chars, int offset, int length) {
+            if (text.length() + length > MAX_CHARS) {
+                throw new TooLarge();
+            }
+            text.append(chars, offset, length);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    }
+
     private static String toXml(Object value) {
         try {
-            String xml = xstream().toXML(value);
-            if (xml.length() > MAX_CHARS) {
-                lastError.set("over " + MAX_CHARS + " characters of XML");
-                return null;
-            }
-            return xml;
+            Limited out = new Limited();
+            xstream().toXML(value, out);
+            return out.text.toString();
         } catch (Throwable e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof TooLarge) {
+                    lastError.set(cause.getMessage());
+                    return null;
+                }
+            }
             String message = String.valueOf(e.getMessage()).split("\n", 2)[0];
             lastError.set(e.getClass().getName() + ": " + message);
             return null;
