@@ -56,6 +56,14 @@ public class Calc {
         return System.nanoTime() + salt;
     }
 
+    /** Loudly: only the TestNG suite calls this. */
+    public static String shout(String text) {
+        if (text.isEmpty()) {
+            return "!";
+        }
+        return text.toUpperCase() + "!";
+    }
+
     /** Nobody calls this. */
     public static int unused(int x) {
         int y = x * 2;
@@ -131,6 +139,20 @@ public class CalcTest {
     }
 }
 """
+CALC_NG_TEST = """package demo;
+
+import org.testng.Assert;
+import org.testng.annotations.Test;
+
+public class ShoutTest {
+    @Test
+    public void shouts() {
+        Assert.assertEquals(Calc.shout("hey"), "HEY!");
+        Assert.assertEquals(Calc.shout(""), "!");
+        Assert.assertEquals(Calc.shout("a b"), "A B!");
+    }
+}
+"""
 PARENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>demo</groupId><artifactId>parent</artifactId><version>1</version>
@@ -150,6 +172,8 @@ CORE_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <dependencies>
     <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>
       <scope>test</scope></dependency>
+    <dependency><groupId>org.testng</groupId><artifactId>testng</artifactId><version>7.5.1</version>
+      <scope>test</scope></dependency>
   </dependencies>
 </project>
 """
@@ -164,6 +188,8 @@ TASKS = (
      "self_contained"),
     ("6367670b1a6d9265ec0179b5", "first", "public T first(T a, T b){", "self_contained"),
     ("6367670b1a6d9265ec0179b6", "peek", "public String peek(){", "class_runnable"),
+    ("6367670b1a6d9265ec0179b7", "shout", "public static String shout(String text){",
+     "slib_runnable"),
 )
 IDS = {name: task_id for task_id, name, _, _ in TASKS}
 needs_java = pytest.mark.skipif(
@@ -188,6 +214,7 @@ def _world(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     (repo / "core" / "pom.xml").write_text(CORE_POM)
     (repo / "core" / "src" / "main" / "java" / "demo" / "Calc.java").write_text(CALC)
     (repo / "core" / "src" / "test" / "java" / "demo" / "CalcTest.java").write_text(CALC_TEST)
+    (repo / "core" / "src" / "test" / "java" / "demo" / "ShoutTest.java").write_text(CALC_NG_TEST)
     _git(repo, "init", "--quiet")
     _git(repo, "add", "-A")
     _git(repo, "commit", "--quiet", "-m", "pinned")
@@ -298,6 +325,8 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     # Recorded and strong; the time-dependent method does not replay.
     assert status["clamp"] == status["take"] == status["first"] == "ok", checks
     assert source["clamp"] == source["take"] == "suite"
+    # A TestNG suite runs on TestNG's own runner, beside the JUnit one.
+    assert (status["shout"], source["shout"], checks[IDS["shout"]]["calls"]) == ("ok", "suite", 3)
     assert status["token"] == "flaky"
     # Nobody calls `unused`: its calls come from generated inputs (ints around zero), and they
     # tell its mutants apart. `peek` needs a receiver no constructor without arguments makes.
@@ -332,3 +361,87 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     done = run_cli("evaluate", "--prepared", bench, "--samples", results, "--jobs", "1",
                    "--out", run)
     assert done.exit_code == 0 and "0 run now" in done.stdout + done.stderr, done
+
+
+def test_a_pom_says_where_its_tests_are_and_where_they_run(tmp_path: Path) -> None:
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import suite_modules
+
+    project = tmp_path / "log"
+    (project / "src" / "main" / "java").mkdir(parents=True)
+    (project / "tests" / "src" / "java").mkdir(parents=True)
+    (project / "tests" / "resources").mkdir(parents=True)
+    (project / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><build>'
+        "<testSourceDirectory>tests/src/java</testSourceDirectory>"
+        "<testResources><testResource><directory>${basedir}/tests/resources</directory>"
+        "</testResource></testResources><plugins><plugin>"
+        "<artifactId>maven-surefire-plugin</artifactId>"
+        "<configuration><workingDirectory>tests</workingDirectory></configuration>"
+        "</plugin></plugins></build></project>")
+    info = JavaEnvInfo(root=tmp_path, project_root=project,
+                       main_roots=(project / "src" / "main" / "java",), test_roots=(),
+                       classes=tmp_path / "c", test_classes=tmp_path / "t", dependencies=(),
+                       processors=False)
+    [module] = suite_modules(info)
+    assert module.sources == (project / "tests" / "src" / "java",)
+    assert module.resources == (project / "tests" / "resources",)
+    assert module.workdir == project / "tests"
+
+
+def test_overloads_get_a_test_each_and_evaluate_looks_for_the_task_s_own_first(
+    tmp_path: Path,
+) -> None:
+    from codereval.families.build.java_tests import _distinct_names
+    from codereval.runners.java import _tests_dir_candidates
+
+    def target(task_id: str, method: str) -> Target:
+        return Target(task_id=task_id, class_name="p.U", method=method, types=(), package="p",
+                      test_class=f"U_{method}", relative=f"p/U_{method}.java")
+
+    named = _distinct_names({"a1": target("a1", "f"), "b2": target("b2", "f"),
+                             "c3": target("c3", "g")})
+    assert named["a1"].relative == "p/U_f_a1.java" and named["b2"].test_class == "U_f_b2"
+    assert named["c3"].relative == "p/U_g.java"
+    task = Task(task_id="b2", benchmark="t", language=Language.JAVA, name="f", prompt="",
+                location=Location(project="o/r", file_path="p/U.java", lineno=3))
+    candidates = _tests_dir_candidates(task, tmp_path)
+    assert candidates[0] == tmp_path / "p" / "U_f_b2.java"
+    assert tmp_path / "o---r" / "p" / "U_f.java" in candidates
+
+
+def test_the_suite_runs_on_the_launcher_s_own_junit_platform() -> None:
+    from codereval.families.build.java_tests import _PLATFORM_JAR, _suite_counts
+
+    dropped = ["junit-jupiter-api-5.8.2.jar", "junit-platform-engine-1.8.2.jar",
+               "junit-vintage-engine-5.8.2.jar", "opentest4j-1.2.0.jar",
+               "apiguardian-api-1.1.2.jar", "junit-jupiter-engine-5.9.2.jar"]
+    kept = ["junit-4.13.2.jar", "mockito-junit-jupiter-4.11.0.jar", "armeria-junit5-1.23.1.jar",
+            "testng-6.9.10.jar"]
+    assert all(_PLATFORM_JAR.fullmatch(name) for name in dropped)
+    assert not any(_PLATFORM_JAR.fullmatch(name) for name in kept)
+    assert _suite_counts("testng", "Total tests run: 12, Passes: 10, Failures: 2, Skips: 0") == {
+        "tests_found": 12, "tests_failed": 2, "tests_successful": 10}
+    assert _suite_counts("junit", "[ 7 tests successful ]\n[ 1 tests failed ]\n"
+                                  "[ 8 tests found ]") == {
+        "tests_successful": 7, "tests_failed": 1, "tests_found": 8}
+
+
+def test_recorded_calls_are_read_once_each_up_to_the_limit(tmp_path: Path) -> None:
+    import base64
+
+    from codereval.families.build.java_tests import read_calls
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    line = "\t".join(["call", "t1", b64("p.U\tf\t(I)I"), b64("<in/>"), "return",
+                      b64("<int>1</int>"), b64("<in/>")])
+    other = line.replace(b64("<in/>"), b64("<in>2</in>"), 1)
+    third = line.replace(b64("<in/>"), b64("<in>3</in>"), 1)
+    (tmp_path / "calls.tsv").write_text("\n".join([
+        line, line, other, third, "drop\tt2\t" + b64("a lambda"), "count\tt2\t0\t4",
+        "count\tt2\t0\t1"]) + "\n")
+    recording = read_calls(tmp_path / "calls.tsv", max_calls=2)
+    assert [c.before for c in recording.calls["t1"]] == ["<in/>", "<in>2</in>"]
+    assert recording.dropped["t2"] == 5 and recording.reasons["t2"] == ["a lambda"]
