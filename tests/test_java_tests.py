@@ -445,3 +445,14 @@ def test_recorded_calls_are_read_once_each_up_to_the_limit(tmp_path: Path) -> No
     recording = read_calls(tmp_path / "calls.tsv", max_calls=2)
     assert [c.before for c in recording.calls["t1"]] == ["<in/>", "<in>2</in>"]
     assert recording.dropped["t2"] == 5 and recording.reasons["t2"] == ["a lambda"]
+
+
+def test_generated_inputs_start_from_the_method_s_own_constants() -> None:
+    source = CALC.replace('        if (text.isEmpty()) {\n            return "!";',
+                          '        if (text.startsWith("@\\\\n") || text.indexOf(\'/\') > 41) {\n'
+                          '            return "!";')
+    lines = source.splitlines()
+    shout = next(i for i, line in enumerate(lines, 1) if "String shout(" in line)
+    target = find_target(_task("shout", shout), source)
+    assert not isinstance(target, str)
+    assert target.seeds[:4] == (("text", "@\\n"), ("char", "/"), ("number", "41"), ("text", "!"))

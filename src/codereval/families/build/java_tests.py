@@ -105,7 +105,8 @@ class JavaTestsOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class Target:
-    """A task's method as the JVM names it."""
+    """A task's method as the JVM names it, and the constants its source holds (seeds for
+    generated inputs)."""
 
     task_id: str
     class_name: str  # binary name: pkg.Outer$Inner
@@ -114,6 +115,7 @@ class Target:
     package: str
     test_class: str  # <Class>_<method>
     relative: str  # the test's path below the project folder: <folder>/<Class>_<method>.java
+    seeds: tuple[tuple[str, str], ...] = ()  # (text|char|number, value)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,7 +226,39 @@ def find_target(task: Task, source: str) -> Target | str:
     relative = f"{folder}/{test_class}.java" if folder else f"{test_class}.java"
     return Target(task_id=task.task_id, class_name=f"{package}.{binary}" if package else binary,
                   method=task.name, types=types, package=package, test_class=test_class,
-                  relative=relative)
+                  relative=relative, seeds=_seeds(best.child_by_field_name("body")))
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "0": "\0", "s": " ",
+            "\\": "\\", "'": "'", '"': '"'}
+MAX_SEEDS = 12
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(u+[0-9a-fA-F]{4}|.)", lambda m: (
+        chr(int(m.group(1).lstrip("u"), 16)) if m.group(1).startswith("u")
+        else _ESCAPES.get(m.group(1), m.group(1))), text)
+
+
+def _seeds(body: Node | None) -> tuple[tuple[str, str], ...]:
+    """The literals of a method's body, in order, each once: what generated inputs try first."""
+    found: dict[tuple[str, str], None] = {}
+    stack = [body] if body is not None else []
+    while stack and len(found) < MAX_SEEDS:
+        node = stack.pop()
+        text = node_text(node)
+        if node.type == "string_literal" and text.startswith('"') and not text.startswith('"""'):
+            found[("text", _unescape(text[1:-1]))] = None
+        elif node.type == "character_literal":
+            value = _unescape(text[1:-1])
+            if len(value) == 1:
+                found[("char", value)] = None
+        elif node.type == "decimal_integer_literal":
+            digits = text.rstrip("lL").replace("_", "")
+            if digits.isdigit():
+                found[("number", digits)] = None
+        stack.extend(reversed(node.children))
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------- the suite
@@ -541,6 +575,8 @@ def generate_calls(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recor
     lines = [f"out\t{calls_file}", f"max\t{max_calls}"]
     lines += [f"target\t{t.task_id}\t{t.class_name}\t{t.method}\t{','.join(t.types)}"
               for t in targets]
+    lines += [f"seed\t{t.task_id}\t{kind}\t{base64.b64encode(value.encode()).decode()}"
+              for t in targets for kind, value in t.seeds]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run_cp = [*tools.generator_classpath, info.classes, *info.dependencies]
     argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-Xmx1g", *REPLAY_JVM_FLAGS,

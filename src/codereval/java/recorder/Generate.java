@@ -92,7 +92,7 @@ public final class Generate {
         Class<?>[] types = method.getParameterTypes();
         List<List<Supplier<Object>>> pools = new ArrayList<>();
         for (Class<?> type : types) {
-            pools.add(pool(type));
+            pools.add(seeded(type, target));
         }
         String signature = owner.getName() + "\t" + method.getName() + "\t" + descriptor(method);
         Random random = new Random(target.id.hashCode());
@@ -200,6 +200,34 @@ public final class Generate {
     private static final String[] TEXTS = {"", "a", "abc", "Hello World", "  padded  ",
         "a,b,,c", "path/to/file.txt", "x.y.z", "ABC abc", "123", "-42", "\t\n", "%s", "$1",
         "camelCaseText", "snake_case_text", "http://example.org/a?b=c"};
+
+    /**
+     * The constants of the method's own source first (a method that looks for "http" is tried
+     * with "http"), then the type's pool: the first attempts walk the pools in order.
+     */
+    static List<Supplier<Object>> seeded(Class<?> type, Recorder.Target target) {
+        List<Supplier<Object>> values = new ArrayList<>();
+        if (type == String.class || type == CharSequence.class || type == Object.class) {
+            for (String text : target.texts) {
+                values.add(() -> text);
+                values.add(() -> "a" + text + "b");
+            }
+        } else if (type == char.class || type == Character.class) {
+            for (char c : target.chars) values.add(() -> c);
+        } else if (type == int.class || type == Integer.class) {
+            for (long n : target.numbers) {
+                for (long v : new long[] {n, n + 1, n - 1}) {
+                    if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) values.add(() -> (int) v);
+                }
+            }
+        } else if (type == long.class || type == Long.class) {
+            for (long n : target.numbers) {
+                for (long v : new long[] {n, n + 1, n - 1}) values.add(() -> v);
+            }
+        }
+        values.addAll(pool(type));
+        return values;
+    }
 
     /** Values of a parameter type: suppliers, so each call gets fresh mutable objects. */
     static List<Supplier<Object>> pool(Class<?> type) {

@@ -46,6 +46,10 @@ public final class Recorder {
         final String className;
         final String method;
         final String[] types;
+        /** Constants of the method's own source (texts, characters, integers), for Generate. */
+        final List<String> texts = new ArrayList<>();
+        final List<Character> chars = new ArrayList<>();
+        final List<Long> numbers = new ArrayList<>();
         final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
         final Set<String> seen = ConcurrentHashMap.newKeySet();
         volatile int recorded;
@@ -73,6 +77,21 @@ public final class Recorder {
                     config.out = Path.of(parts[1]);
                 } else if (parts[0].equals("max")) {
                     config.max = Integer.parseInt(parts[1]);
+                } else if (parts[0].equals("seed") && parts.length == 4) {
+                    String value = new String(Base64.getDecoder().decode(parts[3]),
+                        StandardCharsets.UTF_8);
+                    for (Target target : config.targets) {
+                        if (!target.id.equals(parts[1])) {
+                            continue;
+                        }
+                        if (parts[2].equals("text")) {
+                            target.texts.add(value);
+                        } else if (parts[2].equals("char") && value.length() == 1) {
+                            target.chars.add(value.charAt(0));
+                        } else if (parts[2].equals("number")) {
+                            target.numbers.add(Long.parseLong(value));
+                        }
+                    }
                 } else if (parts[0].equals("target") && parts.length == 5) {
                     String[] types = parts[4].isEmpty() ? new String[0] : parts[4].split(",");
                     config.targets.add(new Target(parts[1], parts[2], parts[3], types));
