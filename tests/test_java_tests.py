@@ -456,3 +456,37 @@ def test_generated_inputs_start_from_the_method_s_own_constants() -> None:
     target = find_target(_task("shout", shout), source)
     assert not isinstance(target, str)
     assert target.seeds[:4] == (("text", "@\\n"), ("char", "/"), ("number", "41"), ("text", "!"))
+
+
+def test_update_redoes_the_named_projects_and_keeps_the_others(tmp_path: Path) -> None:
+    from codereval.families.build.java_tests import _keep_others
+
+    out, staging = tmp_path / "tests", tmp_path / "staging"
+    for root, folder, test in ((out, "a---b", "X_f.java"), (out, "c---d", "Y_g.java"),
+                               (staging, "c---d", "Y_g2.java")):
+        (root / folder / "p").mkdir(parents=True)
+        (root / folder / "p" / test).write_text("class T {}")
+    (out / "checks.jsonl").write_text('{"task_id": "x", "status": "ok"}\n'
+                                      '{"task_id": "y", "status": "weak"}\n')
+    (out / "summary.json").write_text('{"suites": {"a/b": {"modules": []}, "c/d": {}}}')
+    (staging / "checks.jsonl").write_text('{"task_id": "y", "status": "ok"}\n')
+    task = Task(task_id="y", benchmark="t", language=Language.JAVA, name="g", prompt="",
+                location=Location(project="c/d", file_path="p/Y.java", lineno=1))
+    suites = _keep_others(out, staging, [task], {"c/d": {"modules": ["new"]}})
+    assert (staging / "a---b" / "p" / "X_f.java").is_file()
+    assert sorted(p.name for p in (staging / "c---d" / "p").iterdir()) == ["Y_g2.java"]
+    checks = [json.loads(line) for line in (staging / "checks.jsonl").open()]
+    assert [(c["task_id"], c["status"]) for c in checks] == [("x", "ok"), ("y", "ok")]
+    assert suites == {"a/b": {"modules": []}, "c/d": {"modules": ["new"]}}
+
+
+def test_update_needs_projects_and_an_existing_recording(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "benchmark.json").write_text("{}")
+    (bench / "records.json").write_text('{"RECORDS": []}')
+    done = run_cli("build", "java-tests", bench, "--update", "--project", "a/b")
+    assert done.exit_code != 0 and "no recorded tests to update" in done.stderr
+    assert not (bench / "tests").exists()
+    done = run_cli("build", "java-tests", tmp_path / "nowhere")
+    assert done.exit_code != 0 and "is not a prepared benchmark" in done.stderr

@@ -127,6 +127,8 @@ def build_python_command(
 @click.option("--keep-work", is_flag=True,
               help="Keep the recorded calls, suite logs and validation run in OUT/.work.")
 @click.option("--force", is_flag=True, help="Record again over an existing OUT.")
+@click.option("--update", is_flag=True,
+              help="Replace only the --project(s) named in an existing OUT, keep the rest.")
 @click.option("--generate/--no-generate", default=True, show_default=True,
               help="For a method no test calls, calls from generated inputs (by parameter "
                    "type), checked like recorded ones; checks.jsonl says which.")
@@ -135,8 +137,8 @@ def build_python_command(
 def build_java_tests_command(
     prepared: Path, out: Path | None, projects: tuple[str, ...], tasks: tuple[str, ...],
     max_calls: int, mutants: int, min_kill: float, include_weak: bool, suite_timeout: float,
-    timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool, generate: bool,
-    env_root: Path | None,
+    timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool, update: bool,
+    generate: bool, env_root: Path | None,
 ) -> None:
     """Tests for a prepared Java benchmark's tasks (CoderEval-Java's were never published),
     recorded from the calls each project's own JUnit suite makes to the tasks' methods (a Java
@@ -161,7 +163,7 @@ def build_java_tests_command(
         prepared=prepared, out=out, projects=projects, tasks=tasks, max_calls=max_calls,
         mutants=mutants, min_kill=min_kill, include_weak=include_weak,
         suite_timeout=suite_timeout, timeout=timeout, jobs=jobs, sandbox=sandbox,
-        env_root=env_root, keep_work=keep_work, force=force, generate=generate,
+        env_root=env_root, keep_work=keep_work, force=force, update=update, generate=generate,
         progress=True))
     reached = sum(1 for c in report.checks if c.status not in ("unreached",))
     click.echo(f"{len(report.checks)} tasks, {reached} reached by their project's suite")

@@ -100,6 +100,8 @@ class JavaTestsOptions:
     force: bool = False
     # Calls from generated inputs for the methods no test calls (`Generate`).
     generate: bool = True
+    # Replace only the named projects' tests and checks in an existing OUT.
+    update: bool = False
     progress: bool = False
 
 
@@ -743,8 +745,16 @@ def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
     started = time.monotonic()
     records, manifest = _prepared(options.prepared)
     out = options.out or options.prepared / "tests"
-    if out.exists() and not options.force:
-        raise UserError(f"{out} exists", hint="pass --force to record the tests again")
+    if options.update:
+        if not (out / "checks.jsonl").is_file():
+            raise UserError(f"{out} holds no recorded tests to update",
+                            hint="record them first, without --update")
+        if options.tasks or not options.projects:
+            raise UserError("--update replaces whole projects' tests",
+                            hint="name them with --project, without --task")
+    elif out.exists() and not options.force:
+        raise UserError(f"{out} exists", hint="pass --force to record the tests again, or "
+                                              "--update with --project to redo one project")
     if not 0.0 <= options.min_kill <= 1.0:
         raise UserError(f"--min-kill {options.min_kill} is not a share", hint="give 0 to 1")
     _, tasks = read_tasks_file(records)
@@ -783,9 +793,16 @@ def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
                   env_root=env_root)
         _finish(report, written, staging, options)
         report.seconds = time.monotonic() - started
-        summary = {"tasks": len(report.checks),
-                   **{s: report.count(s) for s in STATUSES},
-                   "kept": report.kept, "suites": report.suites,
+        suites = dict(report.suites)
+        if options.update:
+            suites = _keep_others(out, staging, tasks, suites)
+        checks = [json.loads(line) for line in
+                  (staging / "checks.jsonl").read_text(encoding="utf-8").splitlines()]
+        statuses = Counter(str(c["status"]) for c in checks)
+        summary = {"tasks": len(checks), **{s: statuses[s] for s in STATUSES},
+                   "kept": sum(1 for c in checks if c["status"] == "ok"
+                               or str(c["detail"]).startswith("kept")),
+                   "suites": suites,
                    "seconds": round(report.seconds, 1),
                    "options": {"max_calls": options.max_calls, "mutants": options.mutants,
                                "min_kill": options.min_kill,
@@ -994,6 +1011,26 @@ def _validate(report: JavaTestsReport, written: dict[str, Path], options: JavaTe
         check.status = "weak" if share is None or share < options.min_kill else "ok"
         if check.status == "weak":
             check.detail = f"kills {check.killed} of {check.mutants} mutants"
+
+
+def _keep_others(out: Path, staging: Path, tasks: Sequence[Task],
+                 suites: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
+    """--update: the other projects' tests, checks and suites, as the existing OUT has them."""
+    redone = {project_folder(t.project) for t in tasks}
+    ids = {t.task_id for t in tasks}
+    for folder in out.iterdir():
+        if folder.is_dir() and not folder.name.startswith(".") and folder.name not in redone:
+            shutil.copytree(folder, staging / folder.name)
+    kept = [line for line in (out / "checks.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip() and json.loads(line)["task_id"] not in ids]
+    fresh = (staging / "checks.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = sorted([*kept, *fresh], key=lambda line: str(json.loads(line)["task_id"]))
+    atomic_write_text(staging / "checks.jsonl", "\n".join(lines) + "\n")
+    merged: dict[str, dict[str, object]] = {}
+    with contextlib.suppress(OSError, ValueError):
+        merged = dict(json.loads((out / "summary.json").read_text(encoding="utf-8"))["suites"])
+    merged.update(suites)
+    return merged
 
 
 def _finish(report: JavaTestsReport, written: dict[str, Path], staging: Path,
