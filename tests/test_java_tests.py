@@ -490,3 +490,30 @@ def test_update_needs_projects_and_an_existing_recording(tmp_path: Path, run_cli
     assert not (bench / "tests").exists()
     done = run_cli("build", "java-tests", tmp_path / "nowhere")
     assert done.exit_code != 0 and "is not a prepared benchmark" in done.stderr
+
+
+def test_surefire_s_includes_and_excludes_choose_the_test_classes(tmp_path: Path) -> None:
+    from codereval.families.build.java_tests import SuiteModule, _test_classes
+
+    root = tmp_path / "src" / "test" / "java"
+    files = ["com/a/core/ParserTest.java", "com/a/perf/SpeedTest.java", "com/a/core/Helper.java",
+             "org/other/ThingTest.java", "com/a/core/SlowTest.java"]
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("class X {}")
+    compiled = [root / name for name in files]
+
+    def chosen(includes: tuple[str, ...] = (), excludes: tuple[str, ...] = ()) -> list[str]:
+        module = SuiteModule(folder=tmp_path, sources=(root,), resources=(), workdir=tmp_path,
+                             includes=includes, excludes=excludes)
+        return sorted(name for name, _ in _test_classes(module, compiled))
+
+    # Surefire's default: the names that look like tests.
+    assert chosen() == ["com.a.core.ParserTest", "com.a.core.SlowTest", "com.a.perf.SpeedTest",
+                        "org.other.ThingTest"]
+    # fastjson2's POM: only its own package (its perf tests run for minutes).
+    assert chosen(("com/a/core/**/*.java",), ("**/Slow*",)) == ["com.a.core.Helper",
+                                                                "com.a.core.ParserTest"]
+    # log4j 1's: classes named one by one, with or without the extension.
+    assert chosen(("com/a/perf/SpeedTest.java", "org/other/ThingTest")) == [
+        "com.a.perf.SpeedTest", "org.other.ThingTest"]

@@ -267,7 +267,7 @@ def _seeds(body: Node | None) -> tuple[tuple[str, str], ...]:
 
 
 def _javac(sources: Sequence[Path], *, classpath: Sequence[Path], out: Path, release: str,
-           encoding: str, log: Path) -> tuple[list[Path], list[Path]]:
+           encoding: str, log: Path, processors: bool = False) -> tuple[list[Path], list[Path]]:
     """Compile what compiles: (compiled files, files left out), a failing file being left
     out and the rest compiled again, at most COMPILE_ROUNDS times."""
     remaining = list(sources)
@@ -280,8 +280,10 @@ def _javac(sources: Sequence[Path], *, classpath: Sequence[Path], out: Path, rel
         out.mkdir(parents=True)
         listing = out.parent / f"{out.name}.sources"
         listing.write_text("\n".join(f'"{p}"' for p in remaining) + "\n", encoding="utf-8")
+        # Annotation processors run where the project has them (fastjson2's tests use Lombok).
         argv = [str(find_jdk().javac), *(f"-J{f}" for f in JAVA_LOCALE_FLAGS), "-nowarn",
-                "-proc:none", "-g", "-encoding", encoding, "-d", str(out),
+                *([] if processors else ["-proc:none"]), "-g", "-encoding", encoding,
+                "-d", str(out),
                 "-cp", os.pathsep.join(map(str, classpath)), f"@{listing}"]
         if release:
             argv[1:1] = ["--release", release]
@@ -308,6 +310,11 @@ class SuiteModule:
     sources: tuple[Path, ...]  # test source roots (Java, and Groovy when the module has any)
     resources: tuple[Path, ...]
     workdir: Path  # Surefire's workingDirectory (the module's folder by default)
+    # Surefire's includes and excludes (Ant patterns over test source paths; none: its default)
+    includes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    # Surefire's systemPropertyVariables (fastjson2's tests expect user.timezone).
+    properties: tuple[tuple[str, str], ...] = ()
 
 
 def _local(tag: str) -> str:
@@ -361,16 +368,30 @@ def suite_modules(info: JavaEnvInfo) -> list[SuiteModule]:
             resources = [p for r in listed if (p := _pom_path(
                 folder, getattr(_child(r, "directory"), "text", None))) is not None]
         workdir = folder
+        includes: list[str] = []
+        excludes: list[str] = []
+        properties: list[tuple[str, str]] = []
         for plugins in (_child(build, "plugins"), _child(build, "pluginManagement", "plugins")):
             for plugin in plugins if plugins is not None else ():
-                if getattr(_child(plugin, "artifactId"), "text", "") == "maven-surefire-plugin":
-                    found = _pom_path(folder, getattr(
-                        _child(plugin, "configuration", "workingDirectory"), "text", None))
-                    if found is not None and found.is_dir():
-                        workdir = found
+                if getattr(_child(plugin, "artifactId"), "text", "") != "maven-surefire-plugin":
+                    continue
+                config = _child(plugin, "configuration")
+                found = _pom_path(folder, getattr(_child(config, "workingDirectory"), "text",
+                                                  None))
+                if found is not None and found.is_dir():
+                    workdir = found
+                for kind, into in (("includes", includes), ("excludes", excludes)):
+                    listed = _child(config, kind)
+                    into += [(e.text or "").strip() for e in (listed if listed is not None else ())
+                             if (e.text or "").strip()]
+                variables = _child(config, "systemPropertyVariables")
+                properties += [(_local(e.tag), (e.text or "").strip())
+                               for e in (variables if variables is not None else ())
+                               if "${" not in (e.text or "")]
         modules.append(SuiteModule(
             folder=folder, sources=tuple(p for p in sources if p.is_dir()),
-            resources=tuple(p for p in resources if p.is_dir()), workdir=workdir))
+            resources=tuple(p for p in resources if p.is_dir()), workdir=workdir,
+            includes=tuple(includes), excludes=tuple(excludes), properties=tuple(properties)))
     return modules
 
 
@@ -382,7 +403,8 @@ def _groovy_jar(dependencies: Sequence[Path]) -> Path | None:
 
 
 def _compile_tests(module: SuiteModule, *, classpath: Sequence[Path], out: Path,
-                   encoding: str, log: Path) -> tuple[list[Path], list[Path]]:
+                   encoding: str, log: Path,
+                   processors: bool = False) -> tuple[list[Path], list[Path]]:
     """The module's tests compiled into ``out``: (compiled files, files left out). Java alone
     with javac (a file that does not compile left out); with Groovy sources and Groovy on the
     test classpath, both at once with Groovy's joint compiler (all or nothing)."""
@@ -405,7 +427,7 @@ def _compile_tests(module: SuiteModule, *, classpath: Sequence[Path], out: Path,
         if done.returncode == 0:
             return [*java, *groovy], []
     compiled, left_out = _javac(java, classpath=classpath, out=out, release="",
-                                encoding=encoding, log=log)
+                                encoding=encoding, log=log, processors=processors)
     return compiled, left_out + groovy
 
 
@@ -450,7 +472,8 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         assert isinstance(modules, list)
         modules.append(entry)
         compiled, left_out = _compile_tests(module, classpath=[*classpath, junit], out=out,
-                                            encoding=info.encoding, log=log)
+                                            encoding=info.encoding, log=log,
+                                            processors=info.processors)
         entry.update(test_files=len(compiled) + len(left_out), left_out=len(left_out))
         if not compiled:
             entry["error"] = "no test sources" if not left_out else "no test compiled"
@@ -467,10 +490,17 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         # the same classpath break it (NoSuchMethodError between platform versions).
         run_cp = [*tools.recorder_classpath, out,
                   *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit]
-        testng = [c for c, text in _test_classes(module, compiled) if "org.testng" in text]
-        launches = [("junit", ["org.junit.platform.console.ConsoleLauncher", "--disable-banner",
-                               "--disable-ansi-colors", "--details=summary",
-                               f"--scan-classpath={out}", f"--include-classname={TEST_CLASSES}"])]
+        chosen = _test_classes(module, compiled)
+        testng = [c for c, text in chosen if "org.testng" in text]
+        selection = work / f"junit-{number}.args"
+        selection.write_text("".join(f"--select-class={c}\n" for c, text in chosen
+                                     if "org.testng" not in text), encoding="utf-8")
+        entry["test_classes"] = len(chosen)
+        launches = []
+        if len(chosen) > len(testng):
+            launches.append(("junit", ["org.junit.platform.console.ConsoleLauncher",
+                                       "--disable-banner", "--disable-ansi-colors",
+                                       "--details=summary", f"@{selection}"]))
         if testng and any(_TESTNG_JAR.fullmatch(p.name) for p in classpath):
             # TestNG's own runner (the Platform's TestNG engine needs TestNG 6.14.3 or later).
             launches.append(("testng", ["org.testng.TestNG", "-d", str(work / "testng-output"),
@@ -480,6 +510,7 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
             # The JDK's packages opened to every unnamed module, as projects moving to Java 17
             # open them in their Surefire argLine (mocking libraries reflect into java.lang).
             argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
+                    *(f"-D{name}={value}" for name, value in module.properties),
                     *REPLAY_JVM_FLAGS, f"-javaagent:{tools.agent_jar}={config}",
                     f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
                     "-cp", os.pathsep.join(map(str, run_cp)), *main]
@@ -513,14 +544,44 @@ _PLATFORM_JAR = re.compile(r"(junit-(jupiter|platform|vintage)[\w-]*|opentest4j|
 _TESTNG_JAR = re.compile(r"testng-[\d.]+\.jar")
 
 
+def _ant(pattern: str) -> re.Pattern[str]:
+    """An Ant pattern as Surefire reads includes (``**/*Test.java``, ``%regex[...]``), over a
+    test source's path below its root, extension dropped on both sides."""
+    if pattern.startswith("%regex[") and pattern.endswith("]"):
+        return re.compile(pattern[7:-1].replace(".class", "").replace(".java", ""))
+    text = re.sub(r"\.(java|class)$", "", pattern.strip().lstrip("/"))
+    out = ""
+    index = 0
+    while index < len(text):
+        if text.startswith("**/", index):
+            out, index = out + "(?:.*/)?", index + 3
+        elif text.startswith("**", index):
+            out, index = out + ".*", index + 2
+        elif text[index] == "*":
+            out, index = out + "[^/]*", index + 1
+        elif text[index] == "?":
+            out, index = out + "[^/]", index + 1
+        else:
+            out, index = out + re.escape(text[index]), index + 1
+    return re.compile(out)
+
+
 def _test_classes(module: SuiteModule, compiled: Sequence[Path]) -> list[tuple[str, str]]:
-    """(class name, source text) of the compiled test files whose name Surefire would run."""
+    """(class name, source text) of the compiled test files Surefire would run: its includes
+    and excludes when the POM gives them, else its default names."""
+    includes = [_ant(p) for p in module.includes]
+    excludes = [_ant(p) for p in module.excludes]
     found = []
     for path in compiled:
         root = next((r for r in module.sources if path.is_relative_to(r)), None)
-        if root is None or not re.fullmatch(TEST_CLASSES, path.stem):
+        if root is None:
             continue
-        name = ".".join(path.relative_to(root).with_suffix("").parts)
+        relative = path.relative_to(root).with_suffix("").as_posix()
+        chosen = (any(p.fullmatch(relative) for p in includes) if includes
+                  else re.fullmatch(TEST_CLASSES, path.stem) is not None)
+        if not chosen or any(p.fullmatch(relative) for p in excludes):
+            continue
+        name = relative.replace("/", ".")
         found.append((name, path.read_text(encoding="utf-8", errors="replace")))
     return found
 
