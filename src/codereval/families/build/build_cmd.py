@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from codereval.errors import UserError
+
+if TYPE_CHECKING:
+    from codereval.families.build.pipeline import TaskCheck
 
 
 @click.group(name="build")
@@ -172,8 +177,33 @@ def build_java_tests_command(
                         and c.source == "generated")
         note = f" ({generated} from generated inputs)" if generated else ""
         click.echo(f"  {status:<10} {report.count(status)}{note}")
+    _per_project(report.checks, STATUSES)
     click.echo(f"{report.kept} tests written to {report.out} in {report.seconds:.0f} s "
                f"(checks.jsonl says why each task has a test or not)")
+
+
+def _per_project(checks: Sequence[TaskCheck], statuses: Sequence[str]) -> None:
+    """The statuses per project, "ok" split by where the calls came from."""
+    from rich.console import Console
+    from rich.table import Table
+
+    projects = sorted({c.project for c in checks})
+    if len(projects) < 2:
+        return
+    table = Table(title="tasks per project (ok: from the suite + from generated inputs)",
+                  title_justify="left")
+    for name in ("project", "tasks", *statuses):
+        table.add_column(name, justify="left" if name == "project" else "right")
+    for project in projects:
+        mine = [c for c in checks if c.project == project]
+        cells = []
+        for status in statuses:
+            count = sum(1 for c in mine if c.status == status)
+            generated = sum(1 for c in mine if c.status == status and c.source == "generated")
+            cells.append(f"{count - generated}+{generated}" if status == "ok" and generated
+                         else str(count))
+        table.add_row(project, str(len(mine)), *cells)
+    Console(width=None if Console().is_terminal else 120).print(table)
 
 
 __all__ = ["build_command"]

@@ -924,7 +924,8 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
             location = task.location
             made = TaskCheck(task_id=task.task_id, function=task.name,
                              file_path=location.file_path if location else "", status=status,
-                             detail=detail, calls=calls, dropped=dropped, unstable=unstable)
+                             detail=detail, calls=calls, dropped=dropped, unstable=unstable,
+                             project=task.project)
             report.checks.append(made)
             return made
 

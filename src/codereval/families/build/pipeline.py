@@ -137,6 +137,7 @@ class TaskCheck:
     # Where the calls come from: the project's suite, or inputs generated for a method the
     # suite never calls (`build java-tests`).
     source: str = "suite"
+    project: str = ""
 
     @property
     def kill_share(self) -> float | None:
