@@ -357,6 +357,10 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert done.exit_code == 0, done
     passing = [r for r in json.loads(done.stdout) if r.get("kind") == "pass"]
     assert [(r["tasks"], r["compared"], r["agreement"]) for r in passing] == [(1, 2, 100.0)]
+    # pass@k over the tasks with a test: peek's compiled sample is neither a pass nor a fail.
+    done = run_cli("score", run)
+    assert done.exit_code == 0, done
+    assert "1 task(s) without a test left out" in done.stdout
     # Resuming the finished run runs nothing again, the compiled-untested samples included.
     done = run_cli("evaluate", "--prepared", bench, "--samples", results, "--jobs", "1",
                    "--out", run)

@@ -180,13 +180,22 @@ def score(
     exclude: Iterable[str] = (),
     bootstrap: int = 0,
 ) -> Scoreboard:
-    """Score outcomes of ``tasks`` under the chosen convention."""
-    excluded = sorted(set(exclude) & {t.task_id for t in tasks})
+    """Score outcomes of ``tasks`` under the chosen convention.
+
+    A task whose samples compiled and found no test to run (CoderEval-Java without a recorded
+    test) has no pass rate: it is left out, in both conventions, and a note says how many."""
+    from codereval.runners.java import compiled_untested
+
+    untested = {o.task_id for o in outcomes if compiled_untested(o)}
+    excluded = sorted((set(exclude) | untested) & {t.task_id for t in tasks})
     kept = [t for t in tasks if t.task_id not in set(excluded)]
     kept_ids = {t.task_id for t in kept}
     outcomes = [o for o in outcomes if o.task_id in kept_ids]
     counts = _counts(outcomes, compat=compat)
     notes: list[str] = []
+    if untested:
+        notes.append(f"{len(untested & {t.task_id for t in tasks})} task(s) without a test left "
+                     "out (their samples compiled and had nothing to run)")
 
     if compat:
         size = benchmark_size
