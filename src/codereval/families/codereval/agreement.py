@@ -654,6 +654,7 @@ JAVA_PASS_CAUSES = {
     "compile_ours": "compile stage: ours did not compile it, the original ran it",
     "compile_official": "compile stage: the original did not compile it, ours ran it",
     "runtime": "ours: runtime error, timeout or memory while the official test passed",
+    "exec": "official: exec error (its test threw), ours passed",
 }
 
 
@@ -716,7 +717,8 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str) -> Jav
             cause = ("compile_ours" if outcome.verdict is Verdict.COMPILE_ERROR
                      else "stronger" if outcome.verdict is Verdict.FAILED else "runtime")
         else:
-            cause = "compile_official" if theirs.verdict is Verdict.COMPILE_ERROR else "weaker"
+            cause = ("compile_official" if theirs.verdict is Verdict.COMPILE_ERROR
+                     else "exec" if theirs.verdict is Verdict.RUNTIME_ERROR else "weaker")
         evidence = (outcome.detail or outcome.stderr_tail or "").strip().splitlines()
         disagreements.append(JavaPassDisagreement(
             task_id=key[0], sample_index=key[1], ours=outcome.verdict,
