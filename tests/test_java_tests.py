@@ -521,3 +521,32 @@ def test_surefire_s_includes_and_excludes_choose_the_test_classes(tmp_path: Path
     # log4j 1's: classes named one by one, with or without the extension.
     assert chosen(("com/a/perf/SpeedTest.java", "org/other/ThingTest")) == [
         "com.a.perf.SpeedTest", "org.other.ThingTest"]
+
+
+def test_surefire_s_execution_groups_and_parent_properties_are_read(tmp_path: Path) -> None:
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import suite_modules
+
+    project = tmp_path / "graph"
+    core = project / "core"
+    (core / "src" / "main" / "java").mkdir(parents=True)
+    (project / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><properties>'
+        "<excludedGroups>org.g.SlowTests,org.g.OptionalTests</excludedGroups><tz>UTC</tz>"
+        "</properties></project>")
+    (core / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><build><plugins><plugin>'
+        "<artifactId>maven-surefire-plugin</artifactId><executions><execution>"
+        "<id>default-test</id><configuration><excludes><exclude>**/perf/**</exclude></excludes>"
+        "<excludedGroups>${excludedGroups}</excludedGroups>"
+        "<systemPropertyVariables><user.timezone>${tz}</user.timezone>"
+        "</systemPropertyVariables></configuration></execution></executions>"
+        "</plugin></plugins></build></project>")
+    info = JavaEnvInfo(root=tmp_path, project_root=project,
+                       main_roots=(core / "src" / "main" / "java",), test_roots=(),
+                       classes=tmp_path / "c", test_classes=tmp_path / "t", dependencies=(),
+                       processors=False)
+    [module] = suite_modules(info)
+    assert module.excludes == ("**/perf/**",)
+    assert module.excluded_groups == ("org.g.SlowTests", "org.g.OptionalTests")
+    assert module.properties == (("user.timezone", "UTC"),)

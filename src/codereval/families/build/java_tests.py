@@ -313,6 +313,9 @@ class SuiteModule:
     # Surefire's includes and excludes (Ant patterns over test source paths; none: its default)
     includes: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
+    # Surefire's groups and excludedGroups (JUnit 4 categories, JUnit 5 tags, TestNG groups).
+    groups: tuple[str, ...] = ()
+    excluded_groups: tuple[str, ...] = ()
     # Surefire's systemPropertyVariables (fastjson2's tests expect user.timezone).
     properties: tuple[tuple[str, str], ...] = ()
 
@@ -341,11 +344,49 @@ def _pom_path(folder: Path, text: str | None) -> Path | None:
     return path if path.is_absolute() else folder / path
 
 
+def _pom_properties(folder: Path, root: Path) -> dict[str, str]:
+    """The ``<properties>`` a module's POM sees: its own over its parents' (by folder, up to the
+    project's root), for the ``${name}`` its Surefire configuration uses."""
+    found: dict[str, str] = {}
+    here = folder
+    while True:
+        pom = here / "pom.xml"
+        if pom.is_file():
+            with contextlib.suppress(ET.ParseError, OSError):
+                listed = _child(ET.parse(pom).getroot(), "properties")
+                for entry in listed if listed is not None else ():
+                    found.setdefault(_local(entry.tag), (entry.text or "").strip())
+        if here == root or here.parent == here or not here.is_relative_to(root):
+            return found
+        here = here.parent
+
+
+def _surefire_configs(build: ET.Element | None) -> list[ET.Element]:
+    """Surefire's configurations: the plugin's own and its default-test execution's."""
+    configs = []
+    for plugins in (_child(build, "plugins"), _child(build, "pluginManagement", "plugins")):
+        for plugin in plugins if plugins is not None else ():
+            if getattr(_child(plugin, "artifactId"), "text", "") != "maven-surefire-plugin":
+                continue
+            config = _child(plugin, "configuration")
+            if config is not None:
+                configs.append(config)
+            executions = _child(plugin, "executions")
+            for execution in executions if executions is not None else ():
+                if getattr(_child(execution, "id"), "text", "default-test") == "default-test":
+                    config = _child(execution, "configuration")
+                    if config is not None:
+                        configs.append(config)
+    return configs
+
+
 def suite_modules(info: JavaEnvInfo) -> list[SuiteModule]:
     """The modules holding the tasks, as their POMs lay out their tests: Maven's defaults
     (src/test/java, src/test/groovy, src/test/resources, run from the module's folder) unless
-    the POM says otherwise (``testSourceDirectory``, ``testResources``, Surefire's
-    ``workingDirectory``: log4j 1's tests live in tests/src/java and run from tests/)."""
+    the POM says otherwise (``testSourceDirectory``, ``testResources``; Surefire's
+    ``workingDirectory``, includes and excludes, groups, system properties: log4j 1's tests
+    live in tests/src/java and run from tests/, jgrapht leaves out its perf tests and slow
+    groups)."""
     folders: list[Path] = []
     for root in info.main_roots:
         tail = root.parts[-3:]
@@ -359,39 +400,49 @@ def suite_modules(info: JavaEnvInfo) -> list[SuiteModule]:
         if pom.is_file():
             with contextlib.suppress(ET.ParseError, OSError):
                 build = _child(ET.parse(pom).getroot(), "build")
-        declared = _pom_path(folder, getattr(_child(build, "testSourceDirectory"), "text", None))
+        values = _pom_properties(folder, info.project_root)
+
+        def text(node: ET.Element | None, values: dict[str, str] = values) -> str:
+            value = (node.text or "").strip() if node is not None else ""
+            for _ in range(5):
+                value = re.sub(r"\$\{([\w.-]+)\}",
+                               lambda m: values.get(m.group(1), m.group(0)), value)
+            return value
+
+        declared = _pom_path(folder, text(_child(build, "testSourceDirectory")))
         sources = [declared] if declared is not None else [folder / "src" / "test" / "java"]
         sources.append(folder / "src" / "test" / "groovy")
         resources = [folder / "src" / "test" / "resources"]
         listed = _child(build, "testResources")
         if listed is not None:
-            resources = [p for r in listed if (p := _pom_path(
-                folder, getattr(_child(r, "directory"), "text", None))) is not None]
+            resources = [p for r in listed
+                         if (p := _pom_path(folder, text(_child(r, "directory")))) is not None]
         workdir = folder
         includes: list[str] = []
         excludes: list[str] = []
+        groups: list[str] = []
+        excluded_groups: list[str] = []
         properties: list[tuple[str, str]] = []
-        for plugins in (_child(build, "plugins"), _child(build, "pluginManagement", "plugins")):
-            for plugin in plugins if plugins is not None else ():
-                if getattr(_child(plugin, "artifactId"), "text", "") != "maven-surefire-plugin":
-                    continue
-                config = _child(plugin, "configuration")
-                found = _pom_path(folder, getattr(_child(config, "workingDirectory"), "text",
-                                                  None))
-                if found is not None and found.is_dir():
-                    workdir = found
-                for kind, into in (("includes", includes), ("excludes", excludes)):
-                    listed = _child(config, kind)
-                    into += [(e.text or "").strip() for e in (listed if listed is not None else ())
-                             if (e.text or "").strip()]
-                variables = _child(config, "systemPropertyVariables")
-                properties += [(_local(e.tag), (e.text or "").strip())
-                               for e in (variables if variables is not None else ())
-                               if "${" not in (e.text or "")]
+        for config in _surefire_configs(build):
+            found = _pom_path(folder, text(_child(config, "workingDirectory")))
+            if found is not None and found.is_dir():
+                workdir = found
+            for kind, into in (("includes", includes), ("excludes", excludes)):
+                entries = _child(config, kind)
+                into += [value for e in (entries if entries is not None else ())
+                         if (value := text(e))]
+            for kind, into in (("groups", groups), ("excludedGroups", excluded_groups)):
+                into += [g.strip() for g in text(_child(config, kind)).split(",")
+                         if g.strip() and "${" not in g]
+            variables = _child(config, "systemPropertyVariables")
+            properties += [(_local(e.tag), value)
+                           for e in (variables if variables is not None else ())
+                           if "${" not in (value := text(e))]
         modules.append(SuiteModule(
             folder=folder, sources=tuple(p for p in sources if p.is_dir()),
             resources=tuple(p for p in resources if p.is_dir()), workdir=workdir,
-            includes=tuple(includes), excludes=tuple(excludes), properties=tuple(properties)))
+            includes=tuple(includes), excludes=tuple(excludes), groups=tuple(groups),
+            excluded_groups=tuple(excluded_groups), properties=tuple(properties)))
     return modules
 
 
@@ -493,8 +544,10 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         chosen = _test_classes(module, compiled)
         testng = [c for c, text in chosen if "org.testng" in text]
         selection = work / f"junit-{number}.args"
-        selection.write_text("".join(f"--select-class={c}\n" for c, text in chosen
-                                     if "org.testng" not in text), encoding="utf-8")
+        selection.write_text("".join(
+            [*(f"--select-class={c}\n" for c, text in chosen if "org.testng" not in text),
+             *(f"--include-tag={g}\n" for g in module.groups),
+             *(f"--exclude-tag={g}\n" for g in module.excluded_groups)]), encoding="utf-8")
         entry["test_classes"] = len(chosen)
         launches = []
         if len(chosen) > len(testng):
@@ -503,8 +556,11 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
                                        "--details=summary", f"@{selection}"]))
         if testng and any(_TESTNG_JAR.fullmatch(p.name) for p in classpath):
             # TestNG's own runner (the Platform's TestNG engine needs TestNG 6.14.3 or later).
+            groups = [*(["-groups", ",".join(module.groups)] if module.groups else []),
+                      *(["-excludegroups", ",".join(module.excluded_groups)]
+                        if module.excluded_groups else [])]
             launches.append(("testng", ["org.testng.TestNG", "-d", str(work / "testng-output"),
-                                        "-testclass", ",".join(testng)]))
+                                        *groups, "-testclass", ",".join(testng)]))
         started = time.monotonic()
         for kind, main in launches:
             # The JDK's packages opened to every unnamed module, as projects moving to Java 17
