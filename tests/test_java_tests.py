@@ -215,6 +215,11 @@ def _world(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     (repo / "core" / "src" / "main" / "java" / "demo" / "Calc.java").write_text(CALC)
     (repo / "core" / "src" / "test" / "java" / "demo" / "CalcTest.java").write_text(CALC_TEST)
     (repo / "core" / "src" / "test" / "java" / "demo" / "ShoutTest.java").write_text(CALC_NG_TEST)
+    # A test whose package is not its folder's: naming demo.ElsewhereTest would fail the
+    # launcher's whole discovery.
+    (repo / "core" / "src" / "test" / "java" / "demo" / "ElsewhereTest.java").write_text(
+        "package other;\n\npublic class ElsewhereTest {\n    @org.junit.Test\n"
+        "    public void nothing() {\n    }\n}\n")
     _git(repo, "init", "--quiet")
     _git(repo, "add", "-A")
     _git(repo, "commit", "--quiet", "-m", "pinned")

@@ -541,7 +541,10 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         # the same classpath break it (NoSuchMethodError between platform versions).
         run_cp = [*tools.recorder_classpath, out,
                   *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit]
-        chosen = _test_classes(module, compiled)
+        # A source whose class is not where its path says (another package, another name)
+        # would make the launcher's whole discovery fail: only classes that exist are named.
+        chosen = [(c, text) for c, text in _test_classes(module, compiled)
+                  if (out / (c.replace(".", "/") + ".class")).is_file()]
         testng = [c for c, text in chosen if "org.testng" in text]
         selection = work / f"junit-{number}.args"
         selection.write_text("".join(
