@@ -555,3 +555,27 @@ def test_surefire_s_execution_groups_and_parent_properties_are_read(tmp_path: Pa
     assert module.excludes == ("**/perf/**",)
     assert module.excluded_groups == ("org.g.SlowTests", "org.g.OptionalTests")
     assert module.properties == (("user.timezone", "UTC"),)
+
+
+def test_a_task_whose_official_test_never_ran_to_its_end_is_told_apart(tmp_path: Path) -> None:
+    from codereval.families.codereval.agreement import official_never_ran
+    from codereval.families.codereval.official import load_official_results
+
+    def official(name: str, results: dict[str, list[tuple[bool, str]]]) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({
+            "_id": task_id, "method_name": "f", "project_name": "p", "code_level": "self_contained",
+            "generate_results": [{"generate_code": "int f() { return 1; }", "errormessage": m,
+                                  "is_pass": ok} for ok, m in rows]}) + "\n"
+            for task_id, rows in results.items()))
+        return path
+
+    a = official("a.jsonl", {"6367670b1a6d9265ec0179c1": [(False, "exec error!")] * 2,
+                             "6367670b1a6d9265ec0179c2": [(False, "exec error!")] * 2,
+                             "6367670b1a6d9265ec0179c3": [(False, "compile error")] * 2})
+    b = official("b.jsonl", {"6367670b1a6d9265ec0179c1": [(False, "compile error")] * 2,
+                             "6367670b1a6d9265ec0179c2": [(True, ""), (False, "exec error!")],
+                             "6367670b1a6d9265ec0179c3": [(False, "compile error")] * 2})
+    # c1: nothing ran to its end, in either file; c2: a model passed it; c3: nothing compiled.
+    assert official_never_ran([load_official_results(a), load_official_results(b)]) == {
+        "6367670b1a6d9265ec0179c1"}

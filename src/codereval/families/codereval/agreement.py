@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import tempfile
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -655,6 +655,8 @@ JAVA_PASS_CAUSES = {
     "compile_official": "compile stage: the original did not compile it, ours ran it",
     "runtime": "ours: runtime error, timeout or memory while the official test passed",
     "exec": "official: exec error (its test threw), ours passed",
+    "never_ran": "official: the task's test never ran to the end (every sample of every model "
+                 "a compile or exec error)",
 }
 
 
@@ -691,9 +693,23 @@ def tested_tasks(run: Run) -> set[str]:
     return {o.task_id for o in run.outcomes if o.stage in (Stage.RUN, Stage.CHECK, Stage.DONE)}
 
 
-def compare_java_pass(run: Run, official: OfficialResults, *, label: str) -> JavaPassAgreement:
+def official_never_ran(officials: Sequence[OfficialResults]) -> frozenset[str]:
+    """Tasks whose every official sample, in every file given, is a compile or exec error: the
+    platform's test never ran to its end for them (a correct sample threw too)."""
+    verdicts: dict[str, set[Verdict]] = defaultdict(set)
+    for official in officials:
+        for outcome in official.outcomes:
+            verdicts[outcome.task_id].add(outcome.verdict)
+    stopped = {Verdict.COMPILE_ERROR, Verdict.RUNTIME_ERROR}
+    return frozenset(t for t, seen in verdicts.items()
+                     if seen <= stopped and Verdict.RUNTIME_ERROR in seen)
+
+
+def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
+                      never_ran: frozenset[str] = frozenset()) -> JavaPassAgreement:
     """Ours ``passed`` against the official ``is_pass``, sample by sample, on the tasks with a
-    test; each disagreement's cause from the two verdicts (see JAVA_PASS_CAUSES)."""
+    test; each disagreement's cause from the two verdicts (see JAVA_PASS_CAUSES), judged over
+    all the files compared for ``never_ran`` (see official_never_ran)."""
     _same_samples(run, official)
     tasks = tested_tasks(run)
     outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
@@ -718,6 +734,7 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str) -> Jav
                      else "stronger" if outcome.verdict is Verdict.FAILED else "runtime")
         else:
             cause = ("compile_official" if theirs.verdict is Verdict.COMPILE_ERROR
+                     else "never_ran" if key[0] in never_ran
                      else "exec" if theirs.verdict is Verdict.RUNTIME_ERROR else "weaker")
         evidence = (outcome.detail or outcome.stderr_tail or "").strip().splitlines()
         disagreements.append(JavaPassDisagreement(
@@ -737,9 +754,11 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str) -> Jav
 
 def compare_java_pass_paths(pairs: Sequence[tuple[Path, Path]],
                             labels: Sequence[str]) -> list[JavaPassAgreement]:
-    return [compare_java_pass(load_run(run_dir), load_official_results(official_path),
-                              label=label)
-            for (run_dir, official_path), label in zip(pairs, labels, strict=True)]
+    loaded = [(load_run(run_dir), load_official_results(official_path), label)
+              for (run_dir, official_path), label in zip(pairs, labels, strict=True)]
+    never_ran = official_never_ran([official for _, official, _ in loaded])
+    return [compare_java_pass(run, official, label=label, never_ran=never_ran)
+            for run, official, label in loaded]
 
 
 def is_java_results(path: Path) -> bool:
