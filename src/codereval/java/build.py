@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -73,18 +74,31 @@ def ensure_built(*, root: Path | None = None) -> JavaTools:
     target = base / key
     tools = JavaTools(service=target / "service", harness=target / "harness",
                       harness_jar=target / "harness.jar", key=key)
+
+    def make(staging: Path) -> None:
+        for part, files in PARTS.items():
+            _compile_part(staging, part, files)
+        _jar(staging / "harness", staging / "harness.jar")
+
+    build_once(base, key, make)
+    return tools
+
+
+def build_once(base: Path, key: str, make: Callable[[Path], None]) -> None:
+    """Make ``base/key`` once: ``make`` fills a staging folder beside it, which is renamed into
+    place with an ``ok`` stamp, under a lock, so concurrent processes never see a half-built
+    one and a finished one is never built again."""
+    target = base / key
     if (target / "ok").exists():
-        return tools
+        return
     base.mkdir(parents=True, exist_ok=True)
     with (base / f".{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (target / "ok").exists():
-            return tools
+            return
         staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=base))
         try:
-            for part, files in PARTS.items():
-                _compile_part(staging, part, files)
-            _jar(staging / "harness", staging / "harness.jar")
+            make(staging)
             (staging / "ok").write_text(key + "\n", encoding="utf-8")
             if target.exists():
                 shutil.rmtree(target)
@@ -92,7 +106,6 @@ def ensure_built(*, root: Path | None = None) -> JavaTools:
         finally:
             if staging.exists():
                 shutil.rmtree(staging)
-    return tools
 
 
 def _compile_part(staging: Path, part: str, files: tuple[str, ...],

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from codereval.errors import ToolchainMissing
 from codereval.java.artifacts import Artifact, ArtifactUnavailable, ensure_artifact
-from codereval.java.build import JAVAC_FLAGS, _compile_part, _jar, _source_text
+from codereval.java.build import JAVAC_FLAGS, _compile_part, _jar, _source_text, build_once
 from codereval.java.toolchain import cache_home, find_jdk
 
 BYTE_BUDDY = Artifact(group="net.bytebuddy", artifact="byte-buddy", version="1.18.17",
@@ -93,8 +93,17 @@ def ensure_recorder(*, root: Path | None = None) -> RecorderTools:
     target = base / key
     tools = RecorderTools(agent_jar=target / "recorder.jar", replay_jar=target / "replay.jar",
                           byte_buddy=byte_buddy, xstream=xstream)
-    if (target / "ok").exists():
-        return tools
+
+    def make(staging: Path) -> None:
+        _compile_part(staging, "recorder", RECORDER_SOURCES, classpath=(byte_buddy, *xstream))
+        _compile_part(staging, "replay", REPLAY_SOURCES, classpath=xstream)
+        _jar(staging / "recorder", staging / "recorder.jar",
+             manifest="Premain-Class: codereval.recorder.Agent\n"
+                      "Can-Redefine-Classes: true\nCan-Retransform-Classes: true")
+        _jar(staging / "replay", staging / "replay.jar")
+
+    build_once(base, key, make)
+    return tools
     base.mkdir(parents=True, exist_ok=True)
     with (base / f".{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -56,7 +56,7 @@ from codereval.errors import UserError
 from codereval.evaluation import engine
 from codereval.executors.sample import default_env_root
 from codereval.families.build.java_mutate import java_mutants
-from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar
+from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar, judge
 from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
 from codereval.java.recording import (
     GENERATE_MAIN,
@@ -1121,17 +1121,7 @@ def _validate(report: JavaTestsReport, written: dict[str, Path], options: JavaTe
         # tell string + from numeric +): it is not counted.
         others = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "mutant"
                   and o.verdict is not Verdict.COMPILE_ERROR]
-        failed = [o for o in reference if o.verdict is not Verdict.PASSED]
-        if failed:
-            check.status = "broken"
-            check.detail = f"reference: {failed[0].verdict.value} ({failed[0].detail[:160]})"
-            continue
-        check.mutants = len(others)
-        check.killed = sum(1 for o in others if o.verdict is not Verdict.PASSED)
-        share = check.kill_share
-        check.status = "weak" if share is None or share < options.min_kill else "ok"
-        if check.status == "weak":
-            check.detail = f"kills {check.killed} of {check.mutants} mutants"
+        judge(check, reference, others, min_kill=options.min_kill)
 
 
 def _keep_others(out: Path, staging: Path, tasks: Sequence[Task],

@@ -71,7 +71,7 @@ from codereval.families.build.select import (
     find_candidates,
     parse_since,
 )
-from codereval.model import Language, Sample, Verdict, __version__
+from codereval.model import Language, Outcome, Sample, Verdict, __version__
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
 from codereval.workspace.views import choose_strategy, make_workspace, remove_tree
@@ -864,17 +864,24 @@ def _validate(
         outcomes = [o for o in run.outcomes if o.task_id == task.task_id]
         reference = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "reference"]
         others = [o for o in outcomes if probes[(o.task_id, o.sample_index)] != "reference"]
-        failed = [o for o in reference if o.verdict is not Verdict.PASSED]
-        if failed:
-            check.status = "broken"
-            check.detail = f"reference: {failed[0].verdict.value} ({failed[0].detail[:160]})"
-            continue
-        check.mutants = len(others)
-        check.killed = sum(1 for o in others if o.verdict is not Verdict.PASSED)
-        share = check.kill_share
-        check.status = "weak" if share is None or share < options.min_kill else "ok"
-        if check.status == "weak":
-            check.detail = f"kills {check.killed} of {check.mutants} mutants"
+        judge(check, reference, others, min_kill=options.min_kill)
 
 
-__all__ = ["BuildOptions", "BuildReport", "TaskCheck", "build_python", "check_inputs"]
+def judge(check: TaskCheck, reference: Sequence[Outcome], mutants: Sequence[Outcome], *,
+          min_kill: float) -> None:
+    """A validated task's status: broken when the reference fails once, else ok or weak by
+    the share of ``mutants`` its test kills."""
+    failed = [o for o in reference if o.verdict is not Verdict.PASSED]
+    if failed:
+        check.status = "broken"
+        check.detail = f"reference: {failed[0].verdict.value} ({failed[0].detail[:160]})"
+        return
+    check.mutants = len(mutants)
+    check.killed = sum(1 for o in mutants if o.verdict is not Verdict.PASSED)
+    share = check.kill_share
+    check.status = "weak" if share is None or share < min_kill else "ok"
+    if check.status == "weak":
+        check.detail = f"kills {check.killed} of {check.mutants} mutants"
+
+
+__all__ = ["BuildOptions", "BuildReport", "TaskCheck", "build_python", "check_inputs", "judge"]
