@@ -71,7 +71,7 @@ public class Calc {
         return y;
     }
 
-    /** Holds one value; no test uses it, and it has no no-argument constructor. */
+    /** Holds one value; no test uses it, and its only constructor takes the value. */
     public static class Holder {
         private final String value;
 
@@ -90,6 +90,18 @@ public class Calc {
         /** The first of two. */
         public T first(T a, T b) {
             return a != null ? a : b;
+        }
+    }
+
+    /** No constructor makes one from generated arguments. */
+    public static class Vault {
+        public Vault(Runnable opener) {
+            opener.run();
+        }
+
+        /** Opens it. */
+        public String open() {
+            return "open";
         }
     }
 }
@@ -190,6 +202,7 @@ TASKS = (
     ("6367670b1a6d9265ec0179b6", "peek", "public String peek(){", "class_runnable"),
     ("6367670b1a6d9265ec0179b7", "shout", "public static String shout(String text){",
      "slib_runnable"),
+    ("6367670b1a6d9265ec0179b8", "open", "public String open(){", "class_runnable"),
 )
 IDS = {name: task_id for task_id, name, _, _ in TASKS}
 needs_java = pytest.mark.skipif(
@@ -235,9 +248,9 @@ def _world(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     wrong_clamp = "public static int clamp(int v, int lo, int hi) {\n    return v;\n}"
     right_clamp = ("public static int clamp(int v, int lo, int hi) {\n"
                    "    return Math.max(lo, Math.min(hi, v));\n}")
-    # peek has no test: its sample compiles and is not judged.
+    # open has no test: its sample compiles and is not judged.
     codes = {"clamp": (right_clamp, wrong_clamp),
-             "peek": ("public String peek() {\n    return value;\n}", "")}
+             "open": ("public String open() {\n    return \"shut\";\n}", "")}
     rows = [{"_id": task_id, "method_name": name, "project_name": "calc-master",
              "code_level": level, "docstring": "",
              "generate_results": [{"generate_code": codes.get(name, ("", ""))[0],
@@ -333,11 +346,14 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     # A TestNG suite runs on TestNG's own runner, beside the JUnit one.
     assert (status["shout"], source["shout"], checks[IDS["shout"]]["calls"]) == ("ok", "suite", 3)
     assert status["token"] == "flaky"
-    # Nobody calls `unused`: its calls come from generated inputs (ints around zero), and they
-    # tell its mutants apart. `peek` needs a receiver no constructor without arguments makes.
+    # Nobody calls `unused`: its calls come from generated inputs (small ints), and they tell
+    # its mutants apart. `peek`'s receivers come from its one constructor, given generated
+    # texts: several receivers, so "  padded  " tells trim() from no trim. No constructor of
+    # Vault works on generated arguments: `open` stays without a test, and says why.
     assert (status["unused"], source["unused"]) == ("ok", "generated")
-    assert status["peek"] == "unreached" and "no-argument constructor" in checks[IDS["peek"]][
-        "detail"]
+    assert (status["peek"], source["peek"]) == ("ok", "generated")
+    assert checks[IDS["peek"]]["calls"] > 1
+    assert status["open"] == "unreached" and "no receiver" in checks[IDS["open"]]["detail"]
     assert checks[IDS["clamp"]]["calls"] == 5
     assert checks[IDS["clamp"]]["killed"] >= checks[IDS["clamp"]]["mutants"] // 2 > 0
     test = bench / "tests" / "me---calc" / "demo" / "Calc_clamp.java"
@@ -353,7 +369,7 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     outcomes = {(o["task_id"], o["sample_index"]): o
                 for o in map(json.loads, (run / "outcomes.jsonl").open())}
     assert outcomes[(IDS["clamp"], 0)]["verdict"] == "passed"
-    untested = outcomes[(IDS["peek"], 0)]
+    untested = outcomes[(IDS["open"], 0)]
     assert untested["verdict"] == "infra_error" and "no official test" in untested["detail"]
     wrong = outcomes[(IDS["clamp"], 1)]
     assert wrong["verdict"] == "failed" and "recorded call" in wrong["stderr_tail"]
@@ -362,7 +378,7 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert done.exit_code == 0, done
     passing = [r for r in json.loads(done.stdout) if r.get("kind") == "pass"]
     assert [(r["tasks"], r["compared"], r["agreement"]) for r in passing] == [(1, 2, 100.0)]
-    # pass@k over the tasks with a test: peek's compiled sample is neither a pass nor a fail.
+    # pass@k over the tasks with a test: open's compiled sample is neither a pass nor a fail.
     done = run_cli("score", run)
     assert done.exit_code == 0, done
     assert "1 task(s) without a test left out" in done.stdout
@@ -579,3 +595,74 @@ def test_a_task_whose_official_test_never_ran_to_its_end_is_told_apart(tmp_path:
     # c1: nothing ran to its end, in either file; c2: a model passed it; c3: nothing compiled.
     assert official_never_ran([load_official_results(a), load_official_results(b)]) == {
         "6367670b1a6d9265ec0179c1"}
+
+
+def test_a_test_that_a_trivial_body_passes_is_weak_whatever_mutants_it_kills() -> None:
+    from codereval.families.build.pipeline import TaskCheck, judge
+    from codereval.model import Outcome, Verdict
+
+    def outcomes(*verdicts: Verdict) -> list[Outcome]:
+        return [Outcome(task_id="t", sample_index=i, verdict=v) for i, v in enumerate(verdicts)]
+
+    passed, failed = Verdict.PASSED, Verdict.FAILED
+    strong = TaskCheck(task_id="t", function="f", file_path="F.java")
+    judge(strong, outcomes(passed, passed, passed), outcomes(failed, failed), min_kill=0.5,
+          trivial=outcomes(failed))
+    assert (strong.status, strong.killed) == ("ok", 2)
+    # Every mutant killed, yet `return null;` passes: the test cannot tell "does nothing".
+    hollow = TaskCheck(task_id="t", function="f", file_path="F.java")
+    judge(hollow, outcomes(passed, passed, passed), outcomes(failed, failed), min_kill=0.5,
+          trivial=outcomes(passed))
+    assert hollow.status == "weak" and "trivial body" in hollow.detail
+    # The reference failing outranks everything: broken.
+    broken = TaskCheck(task_id="t", function="f", file_path="F.java")
+    judge(broken, outcomes(passed, failed, passed), outcomes(failed), min_kill=0.5,
+          trivial=outcomes(passed))
+    assert broken.status == "broken"
+
+
+TEXTS_SOURCE = """package demo;
+
+public class Texts {
+    public static int len(String s) {
+        return s.length();
+    }
+
+    public static String echo(String s) {
+        return s;
+    }
+}
+"""
+
+
+@needs_java
+@pytest.mark.parametrize("edges", [False, True])
+def test_generated_inputs_are_typical_unless_edges_are_asked_for(
+        tmp_path: Path, edges: bool) -> None:
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import generate_calls
+    from codereval.java.recording import ensure_recorder
+    from codereval.java.toolchain import find_jdk
+    from codereval.sandbox import get_sandbox
+
+    source = tmp_path / "src" / "demo" / "Texts.java"
+    source.parent.mkdir(parents=True)
+    source.write_text(TEXTS_SOURCE)
+    classes = tmp_path / "classes"
+    subprocess.run([str(find_jdk().javac), "-d", str(classes), str(source)], check=True)
+    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
+                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
+                       dependencies=(), processors=False)
+    targets = [Target(task_id=name, class_name="demo.Texts", method=name, types=("String",),
+                      package="demo", test_class=f"Texts_{name}", relative=f"Texts_{name}.java")
+               for name in ("len", "echo")]
+    work = tmp_path / "work"
+    work.mkdir()
+    made = generate_calls(info, targets, tools=ensure_recorder(), sandbox=get_sandbox("auto"),
+                          work=work, max_calls=20, timeout=120, edges=edges)
+    echoed = made.calls["echo"]
+    # Null is a typical input (hand-written tests pass it as often as not); "" is an edge.
+    assert any("<null/>" in c.before.split("<object-array>", 2)[2] for c in echoed)
+    assert any("<string></string>" in c.before for c in echoed) is edges
+    # len(null) throws: an official test that passes the reference cannot hold such a call.
+    assert any(c.outcome == "throw" for c in made.calls["len"]) is edges

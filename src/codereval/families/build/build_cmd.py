@@ -137,13 +137,16 @@ def build_python_command(
 @click.option("--generate/--no-generate", default=True, show_default=True,
               help="For a method no test calls, calls from generated inputs (by parameter "
                    "type), checked like recorded ones; checks.jsonl says which.")
+@click.option("--edge-inputs", is_flag=True,
+              help="Generated inputs include empty values, negatives and calls that "
+                   "throw: stronger tests, further from the hand-written official ones.")
 @click.option("--env-root", type=click.Path(path_type=Path), default=None,
               help="Where project environments are cached.")
 def build_java_tests_command(
     prepared: Path, out: Path | None, projects: tuple[str, ...], tasks: tuple[str, ...],
     max_calls: int, mutants: int, min_kill: float, include_weak: bool, suite_timeout: float,
     timeout: float, jobs: int, sandbox: str, keep_work: bool, force: bool, update: bool,
-    generate: bool, env_root: Path | None,
+    generate: bool, edge_inputs: bool, env_root: Path | None,
 ) -> None:
     """Tests for a prepared Java benchmark's tasks (CoderEval-Java's were never published),
     recorded from the calls each project's own JUnit suite makes to the tasks' methods (a Java
@@ -169,7 +172,7 @@ def build_java_tests_command(
         mutants=mutants, min_kill=min_kill, include_weak=include_weak,
         suite_timeout=suite_timeout, timeout=timeout, jobs=jobs, sandbox=sandbox,
         env_root=env_root, keep_work=keep_work, force=force, update=update, generate=generate,
-        progress=True))
+        edge_inputs=edge_inputs, progress=True))
     reached = sum(1 for c in report.checks if c.status not in ("unreached",))
     click.echo(f"{len(report.checks)} tasks, {reached} reached by their project's suite")
     for status in STATUSES:

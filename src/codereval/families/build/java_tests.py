@@ -54,6 +54,7 @@ from codereval.environments.base import ProjectSpec, load_manifest
 from codereval.environments.java import JavaEnvInfo, JavaEnvironmentBuilder, load_env_info
 from codereval.errors import UserError
 from codereval.evaluation import engine
+from codereval.evaluation.gold import java_trivial_body
 from codereval.executors.sample import default_env_root
 from codereval.families.build.java_mutate import java_mutants
 from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar, judge
@@ -100,6 +101,8 @@ class JavaTestsOptions:
     force: bool = False
     # Calls from generated inputs for the methods no test calls (`Generate`).
     generate: bool = True
+    # Generated inputs with empty values, negatives and throwing calls (see Generate).
+    edge_inputs: bool = False
     # Replace only the named projects' tests and checks in an existing OUT.
     update: bool = False
     progress: bool = False
@@ -688,13 +691,13 @@ def read_calls(path: Path, *, max_calls: int) -> Recording:
 
 
 def generate_calls(info: JavaEnvInfo, targets: Sequence[Target], *, tools: RecorderTools,
-                   sandbox: Sandbox, work: Path, max_calls: int,
-                   timeout: float) -> Recording:
+                   sandbox: Sandbox, work: Path, max_calls: int, timeout: float,
+                   edges: bool = False) -> Recording:
     """Calls from generated inputs for methods the suite never called (``Generate``): run on
     the project as built, in the sandbox, written as the recorder writes recorded calls."""
     calls_file = work / "generated.tsv"
     config = work / "generate.cfg"
-    lines = [f"out\t{calls_file}", f"max\t{max_calls}"]
+    lines = [f"out\t{calls_file}", f"max\t{max_calls}", f"edges\t{str(edges).lower()}"]
     lines += [f"target\t{t.task_id}\t{t.class_name}\t{t.method}\t{','.join(t.types)}"
               for t in targets]
     lines += [f"seed\t{t.task_id}\t{kind}\t{base64.b64encode(value.encode()).decode()}"
@@ -926,7 +929,8 @@ def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
                    "seconds": round(report.seconds, 1),
                    "options": {"max_calls": options.max_calls, "mutants": options.mutants,
                                "min_kill": options.min_kill,
-                               "include_weak": options.include_weak}}
+                               "include_weak": options.include_weak,
+                               "edge_inputs": options.edge_inputs}}
         atomic_write_text(staging / "summary.json", json.dumps(summary, indent=2) + "\n")
         if not options.keep_work:
             remove_tree(work)
@@ -1029,7 +1033,8 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
                  if not recording.calls.get(t.task_id) and not recording.dropped.get(t.task_id)]
         if options.generate and never:
             made = generate_calls(info, never, tools=tools, sandbox=sandbox, work=project_work,
-                                  max_calls=options.max_calls, timeout=options.suite_timeout)
+                                  max_calls=options.max_calls, timeout=options.suite_timeout,
+                                  edges=options.edge_inputs)
             for missing in never:
                 if made.calls.get(missing.task_id):
                     recording.calls[missing.task_id] = made.calls[missing.task_id]
@@ -1102,6 +1107,11 @@ def _validate(report: JavaTestsReport, written: dict[str, Path], options: JavaTe
             index = REFERENCE_RUNS + offset
             samples.append(Sample(task_id=task.task_id, index=index, raw=mutant, code=mutant))
             probes[(task.task_id, index)] = "mutant"
+        empty = java_trivial_body(original, name=task.name)
+        if empty is not None:
+            index = REFERENCE_RUNS + options.mutants
+            samples.append(Sample(task_id=task.task_id, index=index, raw=empty, code=empty))
+            probes[(task.task_id, index)] = "trivial"
     run = engine.evaluate(
         benchmark=engine.Benchmark(name="java-tests-validation", tasks=tasks),
         samples=samples,
@@ -1121,7 +1131,8 @@ def _validate(report: JavaTestsReport, written: dict[str, Path], options: JavaTe
         # tell string + from numeric +): it is not counted.
         others = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "mutant"
                   and o.verdict is not Verdict.COMPILE_ERROR]
-        judge(check, reference, others, min_kill=options.min_kill)
+        trivial = [o for o in outcomes if probes[(o.task_id, o.sample_index)] == "trivial"]
+        judge(check, reference, others, min_kill=options.min_kill, trivial=trivial)
 
 
 def _keep_others(out: Path, staging: Path, tasks: Sequence[Task],

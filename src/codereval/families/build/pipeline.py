@@ -868,9 +868,11 @@ def _validate(
 
 
 def judge(check: TaskCheck, reference: Sequence[Outcome], mutants: Sequence[Outcome], *,
-          min_kill: float) -> None:
+          min_kill: float, trivial: Sequence[Outcome] = ()) -> None:
     """A validated task's status: broken when the reference fails once, else ok or weak by
-    the share of ``mutants`` its test kills."""
+    the share of ``mutants`` its test kills. A test that a trivial body (``trivial``: the
+    method returning its type's default) passes is weak whatever it kills: it cannot tell a
+    sample that does nothing from the reference (CoderEval issue #12)."""
     failed = [o for o in reference if o.verdict is not Verdict.PASSED]
     if failed:
         check.status = "broken"
@@ -882,6 +884,10 @@ def judge(check: TaskCheck, reference: Sequence[Outcome], mutants: Sequence[Outc
     check.status = "weak" if share is None or share < min_kill else "ok"
     if check.status == "weak":
         check.detail = f"kills {check.killed} of {check.mutants} mutants"
+    if any(o.verdict is Verdict.PASSED for o in trivial):
+        check.status = "weak"
+        check.detail = "; ".join(filter(None, [check.detail, "a trivial body (the default "
+                                                             "return) passes"]))
 
 
 __all__ = ["BuildOptions", "BuildReport", "TaskCheck", "build_python", "check_inputs", "judge"]

@@ -20,15 +20,23 @@ import java.util.function.Supplier;
 
 /**
  * Calls for the methods no test of the suite reaches, from generated inputs: for each target,
- * arguments drawn from small pools by parameter type (numbers around zero, short texts, small
- * arrays and collections, an enum's constants, null), a receiver from a no-argument
- * constructor for an instance method. Each call is run on the project as built and written
- * exactly as the recorder writes a recorded one (same file format, same XStream XML), so the
- * rest of {@code build java-tests} treats them alike: replayed three times, checked by mutants.
+ * arguments drawn from small pools by parameter type (the constants of the method's own source
+ * first, then numbers, short texts, small arrays and collections, an enum's constants), a
+ * receiver from the class's simplest constructor that works. Each call is run on the project
+ * as built and written exactly as the recorder writes a recorded one (same file format, same
+ * XStream XML), so the rest of {@code build java-tests} treats them alike: replayed three
+ * times, checked by mutants.
  *
- * <p>Usage: Generate CONFIG (the recorder's configuration). At most a quarter of a method's
- * calls may end in an exception (most inputs a type allows are not ones its author meant); a
- * call that runs past a second ends the method's generation.
+ * <p>By default the inputs are the ones hand-written tests (CoderEval's among them) use: no
+ * empty text, array or collection, no negative number, and no call on which the method throws
+ * (a test that passes the reference cannot hold one: the throw would end it). Null stays: such
+ * tests pass it as often as not. The edges left out are where a reference's undocumented
+ * choices ("" found at 0 or -1, an index past the end) decide, and a test that pins them fails
+ * samples the official test passed. With {@code edges true} in the configuration the pools
+ * hold them too, and up to a quarter of a method's calls may throw.
+ *
+ * <p>Usage: Generate CONFIG (the recorder's configuration). A call that runs past a second
+ * ends the method's generation.
  */
 public final class Generate {
     private Generate() {}
@@ -36,8 +44,12 @@ public final class Generate {
     private static final int ATTEMPTS = 400;
     private static final long CALL_MILLIS = 1000;
 
+    /** Whether the pools hold null, empty values and negatives (set once, from the config). */
+    static boolean edges;
+
     public static void main(String[] args) throws Exception {
         Recorder.Config config = Recorder.Config.read(Paths.get(args[0]));
+        edges = config.edges;
         Recorder.start(config);
         for (Recorder.Target target : config.targets) {
             try {
@@ -73,26 +85,22 @@ public final class Generate {
                 Recorder.dropFor(target, "an instance method of an abstract type");
                 return;
             }
-            Constructor<?> constructor;
-            try {
-                constructor = owner.getDeclaredConstructor();
-            } catch (NoSuchMethodException e) {
-                Recorder.dropFor(target, "no receiver: the class has no no-argument constructor");
+            receiver = instances(owner, 2);
+            if (receiver == null) {
+                Recorder.dropFor(target, "no receiver: no constructor of the class makes one "
+                    + "from generated arguments");
                 return;
             }
-            constructor.setAccessible(true);
-            receiver = () -> {
-                try {
-                    return constructor.newInstance();
-                } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                    return null;
-                }
-            };
         }
         Class<?>[] types = method.getParameterTypes();
         List<List<Supplier<Object>>> pools = new ArrayList<>();
         for (Class<?> type : types) {
-            pools.add(seeded(type, target));
+            List<Supplier<Object>> pool = seeded(type, target);
+            if (pool.isEmpty()) {
+                Recorder.dropFor(target, "no generated value of type " + type.getName());
+                return;
+            }
+            pools.add(pool);
         }
         String signature = owner.getName() + "\t" + method.getName() + "\t" + descriptor(method);
         Random random = new Random(target.id.hashCode());
@@ -108,9 +116,13 @@ public final class Generate {
             Object[] arguments = new Object[types.length];
             for (int i = 0; i < types.length; i++) {
                 List<Supplier<Object>> pool = pools.get(i);
-                // The first attempts walk the pools in order (each value once), then at random.
-                int pick = attempt < pool.size() ? attempt : random.nextInt(pool.size());
-                arguments[i] = pool.get(Math.min(pick, pool.size() - 1)).get();
+                // The first attempts walk the pools in order (each value once): on even ones
+                // in step (two texts alike: a text found in itself), on odd ones each
+                // parameter at its own stride (two texts apart); then at random.
+                int stride = attempt % 2 == 0 ? 1 : 2 * i + 1;
+                int pick = attempt < pool.size() ? (attempt * stride + i * (stride - 1) / 2)
+                    % pool.size() : random.nextInt(pool.size());
+                arguments[i] = pool.get(pick).get();
             }
             String before = Recorder.xml(new Object[] {self, arguments});
             if (before == null || !seen.add(before)) {
@@ -122,13 +134,104 @@ public final class Generate {
                 return;
             }
             Throwable error = (Throwable) result[1];
-            if (error != null && (thrown + 1) * 4 > max) {
+            if (error != null && (!edges || (thrown + 1) * 4 > max)) {
                 continue;
             }
             if (Recorder.writeCall(target, signature, before, self, arguments, result[0], error)) {
                 recorded++;
                 thrown += error != null ? 1 : 0;
             }
+        }
+    }
+
+    /**
+     * Fresh instances of a concrete class, or null when none can be made: from its no-argument
+     * constructor, else from the constructor with the fewest parameters whose generated
+     * arguments make one (a copy constructor, taking the class itself, is never used). {@code
+     * depth} bounds how deep constructor arguments may themselves be constructed.
+     */
+    static Supplier<Object> instances(Class<?> type, int depth) {
+        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isArray()
+                || type.isPrimitive() || type.isEnum()) {
+            return null;
+        }
+        Constructor<?>[] constructors = type.getDeclaredConstructors();
+        Arrays.sort(constructors, (a, b) -> Integer.compare(a.getParameterCount(),
+                                                            b.getParameterCount()));
+        for (Constructor<?> constructor : constructors) {
+            if (constructor.isSynthetic() || (constructor.getParameterCount() > 0 && depth <= 0)
+                    || Arrays.asList(constructor.getParameterTypes()).contains(type)) {
+                continue;
+            }
+            try {
+                constructor.setAccessible(true);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            Class<?>[] types = constructor.getParameterTypes();
+            List<List<Supplier<Object>>> pools = new ArrayList<>();
+            boolean filled = true;
+            for (Class<?> parameter : types) {
+                List<Supplier<Object>> pool = pool(parameter, depth - 1);
+                filled &= !pool.isEmpty();
+                pools.add(pool);
+            }
+            if (!filled) {
+                continue;
+            }
+            // The arguments that made an instance are kept, and the instances made in turn
+            // from them: a method without parameters still sees several receivers.
+            List<Supplier<Object>[]> working = new ArrayList<>();
+            for (int attempt = 0; attempt < 16 && working.size() < 8; attempt++) {
+                Supplier<Object>[] chosen = pick(pools, attempt);
+                if (timed(() -> construct(constructor, chosen)) != null) {
+                    working.add(chosen);
+                }
+            }
+            if (!working.isEmpty()) {
+                int[] turn = {0};
+                return () -> construct(constructor, working.get(turn[0]++ % working.size()));
+            }
+        }
+        return null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Supplier<Object>[] pick(List<List<Supplier<Object>>> pools, int attempt) {
+        Supplier<Object>[] chosen = new Supplier[pools.size()];
+        for (int i = 0; i < chosen.length; i++) {
+            List<Supplier<Object>> pool = pools.get(i);
+            chosen[i] = pool.get((attempt + i) % pool.size());
+        }
+        return chosen;
+    }
+
+    /** What {@code make} returns, or null when it fails or runs past its time. */
+    private static Object timed(Supplier<Object> make) {
+        AtomicReference<Object> done = new AtomicReference<>();
+        Thread worker = new Thread(() -> done.set(make.get()), "codereval-construct");
+        worker.setDaemon(true);
+        worker.start();
+        try {
+            worker.join(CALL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return done.get();
+    }
+
+    private static Object construct(Constructor<?> constructor, Supplier<Object>[] chosen) {
+        Object[] arguments = new Object[chosen.length];
+        for (int i = 0; i < chosen.length; i++) {
+            arguments[i] = chosen[i].get();
+            if (arguments[i] == null && constructor.getParameterTypes()[i].isPrimitive()) {
+                return null;
+            }
+        }
+        try {
+            return constructor.newInstance(arguments);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
         }
     }
 
@@ -197,9 +300,12 @@ public final class Generate {
         return "D";
     }
 
-    private static final String[] TEXTS = {"", "a", "abc", "Hello World", "  padded  ",
-        "a,b,,c", "path/to/file.txt", "x.y.z", "ABC abc", "123", "-42", "\t\n", "%s", "$1",
-        "camelCaseText", "snake_case_text", "http://example.org/a?b=c"};
+    private static final String[] TEXTS = {"a", "abc", "Hello World", "  padded  ", "a,b,,c",
+        "path/to/file.txt", "x.y.z", "ABC abc", "123", "%s", "$1", "camelCaseText",
+        "snake_case_text", "http://example.org/a?b=c"};
+
+    /** The edges a typical call leaves out (see the class comment). */
+    private static final String[] EDGE_TEXTS = {"", "-42", "\t\n"};
 
     /**
      * The constants of the method's own source first (a method that looks for "http" is tried
@@ -209,7 +315,9 @@ public final class Generate {
         List<Supplier<Object>> values = new ArrayList<>();
         if (type == String.class || type == CharSequence.class || type == Object.class) {
             for (String text : target.texts) {
-                values.add(() -> text);
+                if (!text.isEmpty() || edges) {
+                    values.add(() -> text);
+                }
                 values.add(() -> "a" + text + "b");
             }
         } else if (type == char.class || type == Character.class) {
@@ -217,33 +325,46 @@ public final class Generate {
         } else if (type == int.class || type == Integer.class) {
             for (long n : target.numbers) {
                 for (long v : new long[] {n, n + 1, n - 1}) {
-                    if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) values.add(() -> (int) v);
+                    if (v >= (edges ? Integer.MIN_VALUE : 0) && v <= Integer.MAX_VALUE) {
+                        values.add(() -> (int) v);
+                    }
                 }
             }
         } else if (type == long.class || type == Long.class) {
             for (long n : target.numbers) {
-                for (long v : new long[] {n, n + 1, n - 1}) values.add(() -> v);
+                for (long v : new long[] {n, n + 1, n - 1}) {
+                    if (v >= 0 || edges) values.add(() -> v);
+                }
             }
         }
-        values.addAll(pool(type));
+        values.addAll(pool(type, 1));
         return values;
     }
 
-    /** Values of a parameter type: suppliers, so each call gets fresh mutable objects. */
-    static List<Supplier<Object>> pool(Class<?> type) {
+    /**
+     * Values of a parameter type: suppliers, so each call gets fresh mutable objects. {@code
+     * depth} is how deep a class's constructor arguments may be made (see instances).
+     */
+    static List<Supplier<Object>> pool(Class<?> type, int depth) {
         List<Supplier<Object>> values = new ArrayList<>();
         if (type == int.class || type == Integer.class) {
-            for (int v : new int[] {0, 1, -1, 2, 3, 10, 7, 100}) values.add(() -> v);
+            for (int v : new int[] {0, 1, 2, 3, 10, 7, 100}) values.add(() -> v);
+            if (edges) values.add(() -> -1);
         } else if (type == long.class || type == Long.class) {
-            for (long v : new long[] {0L, 1L, -1L, 2L, 10L, 1000L}) values.add(() -> v);
+            for (long v : new long[] {0L, 1L, 2L, 10L, 1000L}) values.add(() -> v);
+            if (edges) values.add(() -> -1L);
         } else if (type == short.class || type == Short.class) {
-            for (short v : new short[] {0, 1, -1, 7}) values.add(() -> v);
+            for (short v : new short[] {0, 1, 7}) values.add(() -> v);
+            if (edges) values.add(() -> (short) -1);
         } else if (type == byte.class || type == Byte.class) {
-            for (byte v : new byte[] {0, 1, -1, 7, 127}) values.add(() -> v);
+            for (byte v : new byte[] {0, 1, 7, 127}) values.add(() -> v);
+            if (edges) values.add(() -> (byte) -1);
         } else if (type == double.class || type == Double.class) {
-            for (double v : new double[] {0.0, 1.5, -2.25, 10.0}) values.add(() -> v);
+            for (double v : new double[] {0.0, 1.5, 10.0}) values.add(() -> v);
+            if (edges) values.add(() -> -2.25);
         } else if (type == float.class || type == Float.class) {
-            for (float v : new float[] {0.0f, 1.5f, -2.25f}) values.add(() -> v);
+            for (float v : new float[] {0.0f, 1.5f}) values.add(() -> v);
+            if (edges) values.add(() -> -2.25f);
         } else if (type == boolean.class || type == Boolean.class) {
             values.add(() -> true);
             values.add(() -> false);
@@ -251,18 +372,26 @@ public final class Generate {
             for (char v : new char[] {'a', ' ', '/', '.', 'Z', '0', ','}) values.add(() -> v);
         } else if (type == String.class || type == CharSequence.class || type == Object.class) {
             for (String v : TEXTS) values.add(() -> v);
+            if (edges) {
+                for (String v : EDGE_TEXTS) values.add(() -> v);
+            }
             if (type == Object.class) {
                 values.add(() -> 42);
                 values.add(() -> new ArrayList<>(Arrays.asList("a", "b")));
             }
         } else if (type.isArray()) {
             Class<?> component = type.getComponentType();
-            List<Supplier<Object>> items = pool(component);
-            values.add(() -> java.lang.reflect.Array.newInstance(component, 0));
+            List<Supplier<Object>> items = pool(component, depth);
+            if (edges) {
+                values.add(() -> java.lang.reflect.Array.newInstance(component, 0));
+            }
             for (int size : new int[] {1, 3}) {
+                if (items.isEmpty()) {
+                    break;
+                }
                 values.add(() -> {
                     Object array = java.lang.reflect.Array.newInstance(component, size);
-                    for (int i = 0; i < size && !items.isEmpty(); i++) {
+                    for (int i = 0; i < size; i++) {
                         Object item = items.get((i * 3 + size) % items.size()).get();
                         if (item != null || !component.isPrimitive()) {
                             java.lang.reflect.Array.set(array, i, item);
@@ -274,14 +403,14 @@ public final class Generate {
         } else if (type.isEnum()) {
             for (Object constant : type.getEnumConstants()) values.add(() -> constant);
         } else if (type.isAssignableFrom(ArrayList.class)) {
-            values.add(ArrayList::new);
+            if (edges) values.add(ArrayList::new);
             values.add(() -> new ArrayList<>(Arrays.asList("a", "b", "c")));
-            values.add(() -> new ArrayList<>(Arrays.asList("x", "", "x")));
+            values.add(() -> new ArrayList<>(Arrays.asList("x", "y", "x")));
         } else if (type.isAssignableFrom(LinkedHashSet.class)) {
-            values.add(LinkedHashSet::new);
+            if (edges) values.add(LinkedHashSet::new);
             values.add(() -> new LinkedHashSet<>(Arrays.asList("a", "b")));
         } else if (type.isAssignableFrom(LinkedHashMap.class)) {
-            values.add(LinkedHashMap::new);
+            if (edges) values.add(LinkedHashMap::new);
             values.add(() -> {
                 Map<String, Object> map = new LinkedHashMap<>();
                 map.put("a", "1");
@@ -294,20 +423,20 @@ public final class Generate {
             values.add(() -> Object.class);
             values.add(() -> int.class);
         } else if (type.isAssignableFrom(HashMap.class)) {
-            values.add(HashMap::new);
-        } else if (!type.isInterface() && !Modifier.isAbstract(type.getModifiers())) {
-            try {
-                Constructor<?> constructor = type.getDeclaredConstructor();
-                constructor.setAccessible(true);
-                values.add(() -> {
-                    try {
-                        return constructor.newInstance();
-                    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                        return null;
-                    }
-                });
-            } catch (NoSuchMethodException | RuntimeException e) {
-                // Only null below.
+            values.add(() -> {
+                Map<String, Object> map = new HashMap<>();
+                map.put("a", "1");
+                return map;
+            });
+            if (edges) values.add(HashMap::new);
+        } else if (type == java.util.Iterator.class) {
+            values.add(() -> Arrays.asList("a", "b", "c").iterator());
+        } else if (type == java.util.Enumeration.class) {
+            values.add(() -> java.util.Collections.enumeration(Arrays.asList("a", "b", "c")));
+        } else {
+            Supplier<Object> made = instances(type, depth);
+            if (made != null) {
+                values.add(made);
             }
         }
         if (!type.isPrimitive()) {

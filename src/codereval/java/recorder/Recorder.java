@@ -67,6 +67,8 @@ public final class Recorder {
     static final class Config {
         Path out;
         int max = 20;
+        /** Generate's inputs include empty values, negatives and calls that throw. */
+        boolean edges;
         final List<Target> targets = new ArrayList<>();
 
         static Config read(Path path) throws IOException {
@@ -77,6 +79,8 @@ public final class Recorder {
                     config.out = Path.of(parts[1]);
                 } else if (parts[0].equals("max")) {
                     config.max = Integer.parseInt(parts[1]);
+                } else if (parts[0].equals("edges")) {
+                    config.edges = Boolean.parseBoolean(parts[1]);
                 } else if (parts[0].equals("seed") && parts.length == 4) {
                     String value = new String(Base64.getDecoder().decode(parts[3]),
                         StandardCharsets.UTF_8);
