@@ -175,13 +175,18 @@ def test_the_contracts_hold_on_the_package_and_break_on_an_upward_or_a_family_im
         tmp_path / "knows",
         {"scoring/leak.py": "from codereval.families.coderujb import metrics\n"},
     )
-    assert "the generic layers know no family" in knows.stdout
+    assert "(they ask codereval.benchmarks' registry) BROKEN" in knows.stdout
     assert knows.returncode != 0
     crossing = _contracts_on(
         tmp_path / "crossing",
         {"families/humaneval/leak.py": "from codereval.families.codereval import records\n"},
     )
     assert "families are independent of each other BROKEN" in crossing.stdout
+    runs = _contracts_on(
+        tmp_path / "runs", {"scoring/leak.py": "from codereval.runners import java\n"}
+    )
+    assert "knows no language's runner BROKEN" in runs.stdout
+    assert runs.returncode != 0
 
 
 def test_python_dash_m_codereval_is_the_command_line() -> None:

@@ -378,6 +378,8 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert done.exit_code == 0, done
     passing = [r for r in json.loads(done.stdout) if r.get("kind") == "pass"]
     assert [(r["tasks"], r["compared"], r["agreement"]) for r in passing] == [(1, 2, 100.0)]
+    # The official test ran to its end there (a sample passed): nothing is left out.
+    assert [(r["ran_tasks"], r["ran_compared"]) for r in passing] == [(1, 2)]
     # pass@k over the tasks with a test: open's compiled sample is neither a pass nor a fail.
     done = run_cli("score", run)
     assert done.exit_code == 0, done

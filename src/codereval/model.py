@@ -382,3 +382,15 @@ def sha256_text(text: str) -> str:
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces, for hashing."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+# The detail of a sample that compiled but whose task has no test to run (stage compile, not
+# judged): CoderEval-Java's tasks without a recorded test. Scoring, gold and compare leave such
+# tasks out; the Java runner writes it.
+NO_TEST = ("compiled; no official test available (no <Class>_<method> test in the project's "
+           "test roots or --tests-dir)")
+
+
+def compiled_untested(outcome: Outcome) -> bool:
+    """Did this outcome compile and stop there because the task has no test (``NO_TEST``)?"""
+    return (outcome.verdict is Verdict.INFRA_ERROR and outcome.stage is Stage.COMPILE
+            and outcome.detail.startswith(NO_TEST))

@@ -267,7 +267,7 @@ def evaluate_command(
     click.echo(
         "verdicts: " + (", ".join(f"{v} {n}" for v, n in report.counts.most_common()) or "none")
     )
-    from codereval.runners.java import compiled_untested
+    from codereval.model import compiled_untested
 
     untested = sum(1 for o in report.outcomes if compiled_untested(o))
     if untested:

@@ -24,8 +24,7 @@ from rich.table import Table
 
 from codereval.benchmarks import family_of
 from codereval.errors import UserError
-from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict
-from codereval.runners.java import compiled_untested
+from codereval.model import Language, Outcome, Sample, Task, TestKind, Verdict, compiled_untested
 from codereval.source import pyast
 from codereval.source.inject import strip_first_indent
 from codereval.storage.jsonl import atomic_write_jsonl

@@ -50,7 +50,18 @@ from codereval.java.inject import (
 )
 from codereval.java.recording import REPLAY_JVM_FLAGS, RecorderTools, ensure_recorder, uses_replay
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
-from codereval.model import Language, Outcome, Provenance, Sample, Stage, Task, TestKind, Verdict
+from codereval.model import (
+    NO_TEST,
+    Language,
+    Outcome,
+    Provenance,
+    Sample,
+    Stage,
+    Task,
+    TestKind,
+    Verdict,
+    compiled_untested,
+)
 from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.marker import new_marker
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, Sandbox
@@ -69,15 +80,6 @@ OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
 JVM_FLAGS = ("-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
              "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 COMPILE_TIMEOUT = 120.0
-# The detail of a sample that compiled but has no test to run (stage compile, not judged).
-NO_TEST = ("compiled; no official test available (no <Class>_<method> test in the project's "
-           "test roots or --tests-dir)")
-
-
-def compiled_untested(outcome: Outcome) -> bool:
-    """Did this outcome compile and stop there because the task has no test (``NO_TEST``)?"""
-    return (outcome.verdict is Verdict.INFRA_ERROR and outcome.stage is Stage.COMPILE
-            and outcome.detail.startswith(NO_TEST))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -184,7 +184,7 @@ def score(
 
     A task whose samples compiled and found no test to run (CoderEval-Java without a recorded
     test) has no pass rate: it is left out, in both conventions, and a note says how many."""
-    from codereval.runners.java import compiled_untested
+    from codereval.model import compiled_untested
 
     untested = {o.task_id for o in outcomes if compiled_untested(o)}
     excluded = sorted((set(exclude) | untested) & {t.task_id for t in tasks})

@@ -29,8 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from codereval.errors import UserError
 from codereval.families.codereval.official import OfficialResults, load_official_results
-from codereval.model import Language, Outcome, Sample, Stage, Verdict
-from codereval.runners.java import compiled_untested
+from codereval.model import Language, Outcome, Sample, Stage, Verdict, compiled_untested
 from codereval.storage.jsonl import iter_jsonl
 from codereval.storage.store import Run, load_run
 
@@ -683,6 +682,11 @@ class JavaPassAgreement(Model):
     ours_only: int  # we pass, the original failed
     official_only: int  # the original passed, we fail
     agreement: float
+    # The same, left out the tasks whose official test never ran to its end (see
+    # official_never_ran): there the official verdict says nothing of the sample.
+    ran_tasks: int = 0
+    ran_compared: int = 0
+    ran_agreement: float = 0.0
     infra_errors: int
     causes: dict[str, int]
     disagreements: list[JavaPassDisagreement]
@@ -725,8 +729,11 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
             continue
         counts["compared"] += 1
         passed_there = theirs.passed
+        ran = key[0] not in never_ran
+        counts["ran_compared"] += ran
         if outcome.passed == passed_there:
             counts["both_pass" if passed_there else "both_fail"] += 1
+            counts["ran_agree"] += ran
             continue
         counts["official_only" if passed_there else "ours_only"] += 1
         if passed_there:
@@ -747,6 +754,8 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
         compared=compared, both_pass=counts["both_pass"], both_fail=counts["both_fail"],
         ours_only=counts["ours_only"], official_only=counts["official_only"],
         agreement=_percent(counts["both_pass"] + counts["both_fail"], compared),
+        ran_tasks=len(tasks - never_ran), ran_compared=counts["ran_compared"],
+        ran_agreement=_percent(counts["ran_agree"], counts["ran_compared"]),
         infra_errors=counts["infra"],
         causes=dict(Counter(d.cause for d in disagreements).most_common()),
         disagreements=disagreements)

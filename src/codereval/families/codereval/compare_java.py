@@ -88,15 +88,17 @@ def _print_pass(results: list[JavaPassAgreement], *, details: bool) -> None:
     console = Console(width=None if Console().is_terminal else 120)
     table = Table(title="Pass agreement with the official is_pass (tasks with a recorded test)",
                   title_justify="left",
-                  caption="pass/fail columns: the official verdict, then ours",
+                  caption="pass/fail columns: the official verdict, then ours; official ran: "
+                          "left out the tasks whose official test never ran to its end "
+                          "(tasks, agreement)",
                   caption_justify="left")
     for name in ("model", "tasks", "samples", "agree", "pass pass", "fail fail", "pass fail",
-                 "fail pass"):
+                 "fail pass", "official ran"):
         table.add_column(name, justify="left" if name == "model" else "right")
     for r in results:
         table.add_row(r.label, str(r.tasks), str(r.compared), f"{r.agreement:.2f}%",
                       str(r.both_pass), str(r.both_fail), str(r.official_only),
-                      str(r.ours_only))
+                      str(r.ours_only), f"{r.ran_tasks}: {r.ran_agreement:.2f}%")
     console.print(table)
     causes: Counter[str] = Counter()
     for r in results:
