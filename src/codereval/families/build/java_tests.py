@@ -80,6 +80,10 @@ COMPILE_ROUNDS = 6
 JAVAC_TIMEOUT = 900.0
 # The suite's JVM: as much memory as a project's own build would give it.
 SUITE_HEAP_MB = 3072
+# Threads (the pids limit counts each): a whole suite starts and leaks far more than a sample's
+# test. atmosphere's broadcasters reach the default 256, and a test then waits forever on a
+# thread that never started.
+SUITE_THREADS = 4096
 
 
 @dataclass(kw_only=True)
@@ -487,7 +491,7 @@ def _compile_tests(module: SuiteModule, *, classpath: Sequence[Path], out: Path,
 
 def _sandbox_run(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path, scratch: Path,
                  readable: Sequence[Path], writable: Sequence[Path], wall: float,
-                 memory_mb: int) -> ExecResult:
+                 memory_mb: int, processes: int = 256) -> ExecResult:
     scratch.mkdir(parents=True, exist_ok=True)
     mounts = [Mount(source=p, target=p) for p in dict.fromkeys(readable) if p.exists()]
     mounts += [Mount(source=p, target=p, writable=True) for p in writable]
@@ -496,7 +500,7 @@ def _sandbox_run(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path, scratch: P
     return sandbox.run(ExecRequest(
         argv=tuple(argv), cwd=cwd, scratch=scratch, env=env, mounts=tuple(mounts),
         limits=Limits(wall_time=wall, cpu_time=2 * wall, memory_mb=memory_mb, disk_mb=4096,
-                      address_space=False)))
+                      processes=processes, address_space=False)))
 
 
 def _outside(paths: Sequence[Path], root: Path) -> list[Path]:
@@ -580,7 +584,8 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
                 sandbox, argv, cwd=workdir, scratch=work / f"scratch-{number}",
                 readable=[info.project_root, info.root, tools.agent_jar,
                           *_outside(run_cp, info.root)],
-                writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024)
+                writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024,
+                processes=SUITE_THREADS)
             stdout = result.stdout.decode("utf-8", "replace")
             with log.open("a", encoding="utf-8") as handle:
                 handle.write(stdout + result.stderr.decode("utf-8", "replace"))
