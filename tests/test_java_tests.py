@@ -687,3 +687,19 @@ def test_generated_inputs_are_typical_unless_edges_are_asked_for(
     assert any("<string></string>" in c.before for c in echoed) is edges
     # len(null) throws: an official test that passes the reference cannot hold such a call.
     assert any(c.outcome == "throw" for c in made.calls["len"]) is edges
+
+
+def test_a_java_8_projects_suite_gets_the_java_ee_api_java_17_removed(tmp_path: Path) -> None:
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import java_ee_removed
+
+    def info(release: str) -> JavaEnvInfo:
+        return JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(), test_roots=(),
+                           classes=tmp_path / "c", test_classes=tmp_path / "t",
+                           dependencies=(), processors=False, java_release=release)
+
+    # hasor's tests, built for Java 8, load classes annotated @PostConstruct.
+    [jar] = java_ee_removed(info("8"))
+    assert jar.name == "javax.annotation-api-1.3.2.jar" and jar.is_file()
+    assert java_ee_removed(info("1.8")) == [jar]
+    assert java_ee_removed(info("11")) == java_ee_removed(info("17")) == []

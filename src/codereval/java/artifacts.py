@@ -53,6 +53,11 @@ JUNIT4 = Artifact(group="junit", artifact="junit", version="4.13.2",
                   sha256="8e495b634469d64fb8acfa3495a065cbacc8a0fff55ce1e31007be4c16dc57d3")
 HAMCREST_CORE = Artifact(group="org.hamcrest", artifact="hamcrest-core", version="1.3",
                          sha256="66fdef91e9739348df7a096aa384a5685f4e875584cce89386a7a47251c4d8e9")
+# Java 11 removed the Java EE modules that Java 8 carried; a project built for Java 8 may need
+# javax.annotation (@PostConstruct, @Resource) at run time, which its build never declared.
+JAVAX_ANNOTATION = Artifact(
+    group="javax.annotation", artifact="javax.annotation-api", version="1.3.2",
+    sha256="e04ba5195bcd555dc95650f7cc614d151e4bcd52d29a10b8aa2197f3ab89ab9b")
 _OLD_JUNIT = re.compile(r"junit-(\d+)\.(\d+)(?:\.\d+)?\.jar")
 
 

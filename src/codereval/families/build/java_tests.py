@@ -58,7 +58,12 @@ from codereval.evaluation.gold import java_trivial_body
 from codereval.executors.sample import default_env_root
 from codereval.families.build.java_mutate import java_mutants
 from codereval.families.build.pipeline import REFERENCE_RUNS, TaskCheck, _bar, judge
-from codereval.java.artifacts import JUNIT_CONSOLE, ArtifactUnavailable, ensure_artifact
+from codereval.java.artifacts import (
+    JAVAX_ANNOTATION,
+    JUNIT_CONSOLE,
+    ArtifactUnavailable,
+    ensure_artifact,
+)
 from codereval.java.recording import (
     GENERATE_MAIN,
     REPLAY_JVM_FLAGS,
@@ -503,6 +508,19 @@ def _sandbox_run(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path, scratch: P
                       processes=processes, address_space=False)))
 
 
+def java_ee_removed(info: JavaEnvInfo) -> list[Path]:
+    """For a project built for Java 8 or older, the Java EE API its suite ran with there and
+    Java 17 lacks (javax.annotation), last on the classpath: a project's own copy wins. [] when
+    it cannot be fetched: the suite then runs as before, its failures in its log."""
+    release = info.java_release.removeprefix("1.")
+    if not release.isdigit() or int(release) > 8:
+        return []
+    try:
+        return [ensure_artifact(JAVAX_ANNOTATION)]
+    except ArtifactUnavailable:
+        return []
+
+
 def _outside(paths: Sequence[Path], root: Path) -> list[Path]:
     return [p for p in paths if not p.is_relative_to(root)]
 
@@ -547,7 +565,8 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         # The launcher brings its own JUnit Platform and engines: a project's older ones on
         # the same classpath break it (NoSuchMethodError between platform versions).
         run_cp = [*tools.recorder_classpath, out,
-                  *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit]
+                  *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit,
+                  *java_ee_removed(info)]
         # A source whose class is not where its path says (another package, another name)
         # would make the launcher's whole discovery fail: only classes that exist are named.
         chosen = [(c, text) for c, text in _test_classes(module, compiled)
