@@ -703,3 +703,67 @@ def test_a_java_8_projects_suite_gets_the_java_ee_api_java_17_removed(tmp_path: 
     assert jar.name == "javax.annotation-api-1.3.2.jar" and jar.is_file()
     assert java_ee_removed(info("1.8")) == [jar]
     assert java_ee_removed(info("11")) == java_ee_removed(info("17")) == []
+
+
+EVENT_SOURCE = """package demo;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.Serializable;
+
+public class Event implements Serializable {
+    String message = "m";
+    String where;
+
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        if (where == null) {
+            where = "unknown";
+        }
+    }
+
+    public static int size(Event event) {
+        return event.message.length();
+    }
+}
+"""
+
+
+@needs_java
+def test_a_class_whose_readobject_fills_a_field_replays_as_recorded(tmp_path: Path) -> None:
+    """log4j's LoggingEvent sets its location when read back: the argument after the call is
+    compared with the recording rebuilt the same way, not taken for a change the call made."""
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import generate_calls
+    from codereval.java.recording import REPLAY_JVM_FLAGS, ensure_recorder
+    from codereval.java.toolchain import find_jdk
+    from codereval.sandbox import get_sandbox
+
+    source = tmp_path / "src" / "demo" / "Event.java"
+    source.parent.mkdir(parents=True)
+    source.write_text(EVENT_SOURCE)
+    classes = tmp_path / "classes"
+    jdk = find_jdk()
+    subprocess.run([str(jdk.javac), "-d", str(classes), str(source)], check=True)
+    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
+                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
+                       dependencies=(), processors=False)
+    target = Target(task_id="size", class_name="demo.Event", method="size", types=("Event",),
+                    package="demo", test_class="Event_size", relative="demo/Event_size.java")
+    tools = ensure_recorder()
+    work = tmp_path / "work"
+    work.mkdir()
+    made = generate_calls(info, [target], tools=tools, sandbox=get_sandbox("auto"), work=work,
+                          max_calls=5, timeout=120)
+    calls = [c for c in made.calls["size"] if c.outcome == "return"]
+    assert calls and "<where>" not in calls[0].after
+    test = tmp_path / "replay" / "demo" / "Event_size.java"
+    test.parent.mkdir(parents=True)
+    test.write_text(replay_source(target, calls, project="me/events"))
+    classpath = ":".join(map(str, [classes, *tools.replay_classpath]))
+    subprocess.run([str(jdk.javac), "-cp", classpath, "-d", str(tmp_path / "replay"), str(test)],
+                   check=True)
+    done = subprocess.run([str(jdk.java), *REPLAY_JVM_FLAGS, "-cp",
+                           f"{tmp_path / 'replay'}:{classpath}", "demo.Event_size"],
+                          capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == "true", done.stderr

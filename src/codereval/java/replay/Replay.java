@@ -153,12 +153,22 @@ public final class Replay {
             }
         }
         String after = xstream.toXML(new Object[] {self, arguments});
-        if (!after.equals(call[3])) {
+        // Against the recording, or against it rebuilt once as the inputs were: a class whose
+        // readObject fills a field (log4j's LoggingEvent, its location) writes it back.
+        if (!after.equals(call[3]) && !after.equals(rebuilt(xstream, call[3]))) {
             return self != null && !xstream.toXML(self).equals(receiverOf(xstream, call[3]))
                 ? "left its receiver other than the original did"
                 : "left its arguments other than the original did";
         }
         return null;
+    }
+
+    private static String rebuilt(XStream xstream, String xml) {
+        try {
+            return xstream.toXML(xstream.fromXML(xml));
+        } catch (RuntimeException e) {
+            return xml;
+        }
     }
 
     private static String receiverOf(XStream xstream, String after) {
