@@ -767,3 +767,25 @@ def test_a_class_whose_readobject_fills_a_field_replays_as_recorded(tmp_path: Pa
                            f"{tmp_path / 'replay'}:{classpath}", "demo.Event_size"],
                           capture_output=True, text=True, check=False)
     assert done.stdout.strip() == "true", done.stderr
+
+
+@needs_java
+def test_a_folder_of_programs_gets_its_task_files_compiled_for_the_generator(
+        tmp_path: Path) -> None:
+    """interviews has no build: nothing is compiled ahead, so the tasks' own files are, each
+    that compiles (its other files miss imports)."""
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import _compiled_per_file
+
+    root = tmp_path / "leetcode"
+    root.mkdir()
+    (root / "Good.java").write_text("public class Good { public int one() { return 1; } }\n")
+    (root / "Bad.java").write_text("public class Bad { Missing m; }\n")
+    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(root,), test_roots=(),
+                       classes=tmp_path / "none", test_classes=tmp_path / "t", dependencies=(),
+                       processors=False, compile_per_file=True)
+    tasks = [_task("clamp", 1).model_copy(update={"location": Location(
+             project="me/calc", file_path=name, lineno=1)}) for name in ("Good.java", "Bad.java")]
+    compiled = _compiled_per_file(info, tasks, work=tmp_path / "work")
+    assert (compiled.classes / "Good.class").is_file()
+    assert not (compiled.classes / "Bad.class").exists()

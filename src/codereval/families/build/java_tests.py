@@ -967,6 +967,18 @@ def build_java_tests(options: JavaTestsOptions) -> JavaTestsReport:
     return report
 
 
+def _compiled_per_file(info: JavaEnvInfo, tasks: Sequence[Task], *, work: Path) -> JavaEnvInfo:
+    """A folder of independent programs has nothing compiled ahead (each sample compiles its
+    own file): the tasks' files are compiled here, each that compiles, for the generator and
+    the replays to load."""
+    files = sorted({found for task in tasks if task.location is not None
+                    and (found := info.find_source(task.location.file_path)) is not None})
+    classes = work / "classes-per-file"
+    _javac(files, classpath=info.dependencies, out=classes, release=info.java_release,
+           encoding=info.encoding, log=work / "compile.log")
+    return dataclasses.replace(info, classes=classes)
+
+
 def _distinct_names(targets: dict[str, Target]) -> dict[str, Target]:
     """Overloads (several tasks of one class with one method name) cannot share CoderEval's
     ``<Class>_<method>`` test: each gets ``<Class>_<method>_<task id>``, which `evaluate`
@@ -1044,6 +1056,8 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
         targets = _distinct_names(targets)
         project_work = work / project_folder(project)
         project_work.mkdir(parents=True, exist_ok=True)
+        if info.compile_per_file:
+            info = _compiled_per_file(info, project_tasks, work=project_work)
         if options.progress:
             Console(stderr=True).print(f"[bold]recording[/] {project}: {len(targets)} "
                                        "task(s), the tests of their modules")
