@@ -107,6 +107,9 @@ public final class Generate {
         Set<String> seen = new HashSet<>();
         int recorded = 0;
         int thrown = 0;
+        int tried = 0;
+        int unwritten = 0;
+        Throwable firstError = null;
         for (int attempt = 0; attempt < ATTEMPTS && recorded < max; attempt++) {
             Object self = receiver.get();
             if (!Modifier.isStatic(method.getModifiers()) && self == null) {
@@ -125,22 +128,39 @@ public final class Generate {
                 arguments[i] = pool.get(pick).get();
             }
             String before = Recorder.xml(new Object[] {self, arguments});
-            if (before == null || !seen.add(before)) {
+            if (before == null) {
+                unwritten++;
                 continue;
             }
+            if (!seen.add(before)) {
+                continue;
+            }
+            tried++;
             Object[] result = invoke(method, self, arguments);
             if (result == null) {
                 Recorder.dropFor(target, "a generated call ran past " + CALL_MILLIS + " ms");
                 return;
             }
             Throwable error = (Throwable) result[1];
+            if (error != null && firstError == null) {
+                firstError = error;
+            }
             if (error != null && (!edges || (thrown + 1) * 4 > max)) {
                 continue;
             }
             if (Recorder.writeCall(target, signature, before, self, arguments, result[0], error)) {
                 recorded++;
                 thrown += error != null ? 1 : 0;
+            } else {
+                unwritten++;
             }
+        }
+        if (recorded == 0) {
+            // Say why, as the other ends do: the task's check then tells what it would take.
+            Recorder.dropFor(target, "no generated call kept: " + tried + " distinct call(s) made"
+                + (firstError == null ? "" : ", the first to throw threw " + firstError)
+                + (unwritten == 0 ? "" : ", " + unwritten + " did not serialise (receiver, "
+                + "arguments or result)"));
         }
     }
 
