@@ -789,3 +789,49 @@ def test_a_folder_of_programs_gets_its_task_files_compiled_for_the_generator(
     compiled = _compiled_per_file(info, tasks, work=tmp_path / "work")
     assert (compiled.classes / "Good.class").is_file()
     assert not (compiled.classes / "Bad.class").exists()
+
+
+GREETER_SOURCES = {
+    "Text": "public class Text {\n    final String value;\n\n"
+            "    public Text(String value) {\n        this.value = value;\n    }\n}\n",
+    "Named": "public class Named {\n    final Text name;\n\n"
+             "    public Named(Text name) {\n        this.name = name;\n    }\n}\n",
+    "Greeter": "public class Greeter {\n    private final Named who;\n\n"
+               "    public Greeter(Named who) {\n        this.who = who;\n    }\n\n"
+               "    public String greet() {\n        return \"hi \" + who.name.value.trim();\n"
+               "    }\n}\n",
+}
+
+
+@needs_java
+def test_a_receiver_is_built_through_constructors_of_constructors_without_nulls(
+        tmp_path: Path) -> None:
+    """A receiver three constructors deep, each taking the next, made of generated texts: a
+    Greeter built on a null Named (or a Named on a null Text) would throw in every call."""
+    from codereval.environments.java import JavaEnvInfo
+    from codereval.families.build.java_tests import generate_calls
+    from codereval.java.recording import ensure_recorder
+    from codereval.java.toolchain import find_jdk
+    from codereval.sandbox import get_sandbox
+
+    sources = []
+    for name, text in GREETER_SOURCES.items():
+        source = tmp_path / "src" / "demo" / f"{name}.java"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("package demo;\n\n" + text)
+        sources.append(str(source))
+    classes = tmp_path / "classes"
+    subprocess.run([str(find_jdk().javac), "-d", str(classes), *sources], check=True)
+    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
+                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
+                       dependencies=(), processors=False)
+    target = Target(task_id="greet", class_name="demo.Greeter", method="greet", types=(),
+                    package="demo", test_class="Greeter_greet", relative="Greeter_greet.java")
+    work = tmp_path / "work"
+    work.mkdir()
+    made = generate_calls(info, [target], tools=ensure_recorder(), sandbox=get_sandbox("auto"),
+                          work=work, max_calls=20, timeout=120)
+    calls = made.calls.get("greet", [])
+    assert calls and all(c.outcome == "return" for c in calls), made.reasons
+    # Several receivers in turn, so a method without parameters gets several calls.
+    assert len({c.value for c in calls}) > 1

@@ -85,7 +85,7 @@ public final class Generate {
                 Recorder.dropFor(target, "an instance method of an abstract type");
                 return;
             }
-            receiver = instances(owner, 2);
+            receiver = instances(owner, 3);
             if (receiver == null) {
                 Recorder.dropFor(target, "no receiver: no constructor of the class makes one "
                     + "from generated arguments");
@@ -168,7 +168,8 @@ public final class Generate {
      * Fresh instances of a concrete class, or null when none can be made: from its no-argument
      * constructor, else from the constructor with the fewest parameters whose generated
      * arguments make one (a copy constructor, taking the class itself, is never used). {@code
-     * depth} bounds how deep constructor arguments may themselves be constructed.
+     * depth} bounds how deep constructor arguments may themselves be constructed. Arguments
+     * without null are tried first: an object built from nulls mostly fails in every method.
      */
     static Supplier<Object> instances(Class<?> type, int depth) {
         if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isArray()
@@ -178,42 +179,52 @@ public final class Generate {
         Constructor<?>[] constructors = type.getDeclaredConstructors();
         Arrays.sort(constructors, (a, b) -> Integer.compare(a.getParameterCount(),
                                                             b.getParameterCount()));
-        for (Constructor<?> constructor : constructors) {
-            if (constructor.isSynthetic() || (constructor.getParameterCount() > 0 && depth <= 0)
-                    || Arrays.asList(constructor.getParameterTypes()).contains(type)) {
-                continue;
-            }
-            try {
-                constructor.setAccessible(true);
-            } catch (RuntimeException e) {
-                continue;
-            }
-            Class<?>[] types = constructor.getParameterTypes();
-            List<List<Supplier<Object>>> pools = new ArrayList<>();
-            boolean filled = true;
-            for (Class<?> parameter : types) {
-                List<Supplier<Object>> pool = pool(parameter, depth - 1);
-                filled &= !pool.isEmpty();
-                pools.add(pool);
-            }
-            if (!filled) {
-                continue;
-            }
-            // The arguments that made an instance are kept, and the instances made in turn
-            // from them: a method without parameters still sees several receivers.
-            List<Supplier<Object>[]> working = new ArrayList<>();
-            for (int attempt = 0; attempt < 16 && working.size() < 8; attempt++) {
-                Supplier<Object>[] chosen = pick(pools, attempt);
-                if (timed(() -> construct(constructor, chosen)) != null) {
-                    working.add(chosen);
+        for (boolean nulls : new boolean[] {false, true}) {
+            for (Constructor<?> constructor : constructors) {
+                Supplier<Object> made = instances(type, constructor, depth, nulls);
+                if (made != null) {
+                    return made;
                 }
-            }
-            if (!working.isEmpty()) {
-                int[] turn = {0};
-                return () -> construct(constructor, working.get(turn[0]++ % working.size()));
             }
         }
         return null;
+    }
+
+    private static Supplier<Object> instances(Class<?> type, Constructor<?> constructor,
+                                              int depth, boolean nulls) {
+        if (constructor.isSynthetic() || (constructor.getParameterCount() > 0 && depth <= 0)
+                || (nulls && constructor.getParameterCount() == 0)
+                || Arrays.asList(constructor.getParameterTypes()).contains(type)) {
+            return null;
+        }
+        try {
+            constructor.setAccessible(true);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        List<List<Supplier<Object>>> pools = new ArrayList<>();
+        for (Class<?> parameter : constructor.getParameterTypes()) {
+            List<Supplier<Object>> pool = nulls ? pool(parameter, depth - 1)
+                : values(parameter, depth - 1);
+            if (pool.isEmpty()) {
+                return null;
+            }
+            pools.add(pool);
+        }
+        // The arguments that made an instance are kept, and the instances made in turn from
+        // them: a method without parameters still sees several receivers.
+        List<Supplier<Object>[]> working = new ArrayList<>();
+        for (int attempt = 0; attempt < 16 && working.size() < 8; attempt++) {
+            Supplier<Object>[] chosen = pick(pools, attempt);
+            if (timed(() -> construct(constructor, chosen)) != null) {
+                working.add(chosen);
+            }
+        }
+        if (working.isEmpty()) {
+            return null;
+        }
+        int[] turn = {0};
+        return () -> construct(constructor, working.get(turn[0]++ % working.size()));
     }
 
     @SuppressWarnings("unchecked")
@@ -357,7 +368,7 @@ public final class Generate {
                 }
             }
         }
-        values.addAll(pool(type, 1));
+        values.addAll(pool(type, 2));
         return values;
     }
 
@@ -366,6 +377,15 @@ public final class Generate {
      * depth} is how deep a class's constructor arguments may be made (see instances).
      */
     static List<Supplier<Object>> pool(Class<?> type, int depth) {
+        List<Supplier<Object>> values = values(type, depth);
+        if (!type.isPrimitive()) {
+            values.add(() -> null);
+        }
+        return values;
+    }
+
+    /** The pool without null. */
+    static List<Supplier<Object>> values(Class<?> type, int depth) {
         List<Supplier<Object>> values = new ArrayList<>();
         if (type == int.class || type == Integer.class) {
             for (int v : new int[] {0, 1, 2, 3, 10, 7, 100}) values.add(() -> v);
@@ -458,9 +478,6 @@ public final class Generate {
             if (made != null) {
                 values.add(made);
             }
-        }
-        if (!type.isPrimitive()) {
-            values.add(() -> null);
         }
         return values;
     }
