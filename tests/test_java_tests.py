@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from codereval.families.build.java_tests import Call, Target, find_target, replay_source
+from codereval.environments.java import JavaEnvInfo
+from codereval.families.build.java_tests import (
+    Call,
+    Recording,
+    Target,
+    find_target,
+    replay_source,
+)
 from codereval.java.toolchain import missing_toolchain
 from codereval.model import Language, Location, Task
 
@@ -410,7 +417,6 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
 
 
 def test_a_pom_says_where_its_tests_are_and_where_they_run(tmp_path: Path) -> None:
-    from codereval.environments.java import JavaEnvInfo
     from codereval.families.build.java_tests import suite_modules
 
     project = tmp_path / "log"
@@ -425,10 +431,8 @@ def test_a_pom_says_where_its_tests_are_and_where_they_run(tmp_path: Path) -> No
         "<artifactId>maven-surefire-plugin</artifactId>"
         "<configuration><workingDirectory>tests</workingDirectory></configuration>"
         "</plugin></plugins></build></project>")
-    info = JavaEnvInfo(root=tmp_path, project_root=project,
-                       main_roots=(project / "src" / "main" / "java",), test_roots=(),
-                       classes=tmp_path / "c", test_classes=tmp_path / "t", dependencies=(),
-                       processors=False)
+    info = _env_info(tmp_path, project_root=project,
+                     main_roots=(project / "src" / "main" / "java",))
     [module] = suite_modules(info)
     assert module.sources == (project / "tests" / "src" / "java",)
     assert module.resources == (project / "tests" / "resources",)
@@ -566,7 +570,6 @@ def test_surefire_s_includes_and_excludes_choose_the_test_classes(tmp_path: Path
 
 
 def test_surefire_s_execution_groups_and_parent_properties_are_read(tmp_path: Path) -> None:
-    from codereval.environments.java import JavaEnvInfo
     from codereval.families.build.java_tests import suite_modules
 
     project = tmp_path / "graph"
@@ -584,10 +587,7 @@ def test_surefire_s_execution_groups_and_parent_properties_are_read(tmp_path: Pa
         "<systemPropertyVariables><user.timezone>${tz}</user.timezone>"
         "</systemPropertyVariables></configuration></execution></executions>"
         "</plugin></plugins></build></project>")
-    info = JavaEnvInfo(root=tmp_path, project_root=project,
-                       main_roots=(core / "src" / "main" / "java",), test_roots=(),
-                       classes=tmp_path / "c", test_classes=tmp_path / "t", dependencies=(),
-                       processors=False)
+    info = _env_info(tmp_path, project_root=project, main_roots=(core / "src" / "main" / "java",))
     [module] = suite_modules(info)
     assert module.excludes == ("**/perf/**",)
     assert module.excluded_groups == ("org.g.SlowTests", "org.g.OptionalTests")
@@ -656,31 +656,47 @@ public class Texts {
 """
 
 
-@needs_java
-@pytest.mark.parametrize("edges", [False, True])
-def test_generated_inputs_are_typical_unless_edges_are_asked_for(
-        tmp_path: Path, edges: bool) -> None:
-    from codereval.environments.java import JavaEnvInfo
+def _env_info(tmp_path: Path, **fields: object) -> JavaEnvInfo:
+    """A Java environment in tmp_path with nothing built; ``fields`` replace its defaults."""
+    defaults: dict[str, object] = {
+        "root": tmp_path, "project_root": tmp_path, "main_roots": (), "test_roots": (),
+        "classes": tmp_path / "c", "test_classes": tmp_path / "t", "dependencies": (),
+        "processors": False}
+    return JavaEnvInfo(**{**defaults, **fields})
+
+
+def _generated(tmp_path: Path, sources: dict[str, str], targets: list[Target], *,
+               max_calls: int = 20, edges: bool = False) -> tuple[Recording, JavaEnvInfo]:
+    """The classes of ``sources`` (class name -> source of package demo) compiled, and Generate
+    run on ``targets`` as `build java-tests` runs it."""
     from codereval.families.build.java_tests import generate_calls
     from codereval.java.recording import ensure_recorder
     from codereval.java.toolchain import find_jdk
     from codereval.sandbox import get_sandbox
 
-    source = tmp_path / "src" / "demo" / "Texts.java"
-    source.parent.mkdir(parents=True)
-    source.write_text(TEXTS_SOURCE)
-    classes = tmp_path / "classes"
-    subprocess.run([str(find_jdk().javac), "-d", str(classes), str(source)], check=True)
-    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
-                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
-                       dependencies=(), processors=False)
-    targets = [Target(task_id=name, class_name="demo.Texts", method=name, types=("String",),
-                      package="demo", test_class=f"Texts_{name}", relative=f"Texts_{name}.java")
-               for name in ("len", "echo")]
+    files = []
+    for name, text in sources.items():
+        source = tmp_path / "src" / "demo" / f"{name}.java"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(text)
+        files.append(str(source))
+    info = _env_info(tmp_path, main_roots=(tmp_path / "src",), classes=tmp_path / "classes")
+    subprocess.run([str(find_jdk().javac), "-d", str(info.classes), *files], check=True)
     work = tmp_path / "work"
     work.mkdir()
     made = generate_calls(info, targets, tools=ensure_recorder(), sandbox=get_sandbox("auto"),
-                          work=work, max_calls=20, timeout=120, edges=edges)
+                          work=work, max_calls=max_calls, timeout=120, edges=edges)
+    return made, info
+
+
+@needs_java
+@pytest.mark.parametrize("edges", [False, True])
+def test_generated_inputs_are_typical_unless_edges_are_asked_for(
+        tmp_path: Path, edges: bool) -> None:
+    targets = [Target(task_id=name, class_name="demo.Texts", method=name, types=("String",),
+                      package="demo", test_class=f"Texts_{name}", relative=f"Texts_{name}.java")
+               for name in ("len", "echo")]
+    made, _ = _generated(tmp_path, {"Texts": TEXTS_SOURCE}, targets, edges=edges)
     echoed = made.calls["echo"]
     # Null is a typical input (hand-written tests pass it as often as not); "" is an edge.
     assert any("<null/>" in c.before.split("<object-array>", 2)[2] for c in echoed)
@@ -690,13 +706,10 @@ def test_generated_inputs_are_typical_unless_edges_are_asked_for(
 
 
 def test_a_java_8_projects_suite_gets_the_java_ee_api_java_17_removed(tmp_path: Path) -> None:
-    from codereval.environments.java import JavaEnvInfo
     from codereval.families.build.java_tests import java_ee_removed
 
     def info(release: str) -> JavaEnvInfo:
-        return JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(), test_roots=(),
-                           classes=tmp_path / "c", test_classes=tmp_path / "t",
-                           dependencies=(), processors=False, java_release=release)
+        return _env_info(tmp_path, java_release=release)
 
     # hasor's tests, built for Java 8, load classes annotated @PostConstruct.
     [jar] = java_ee_removed(info("8"))
@@ -733,34 +746,19 @@ public class Event implements Serializable {
 def test_a_class_whose_readobject_fills_a_field_replays_as_recorded(tmp_path: Path) -> None:
     """log4j's LoggingEvent sets its location when read back: the argument after the call is
     compared with the recording rebuilt the same way, not taken for a change the call made."""
-    from codereval.environments.java import JavaEnvInfo
-    from codereval.families.build.java_tests import generate_calls
     from codereval.java.recording import REPLAY_JVM_FLAGS, ensure_recorder
     from codereval.java.toolchain import find_jdk
-    from codereval.sandbox import get_sandbox
 
-    source = tmp_path / "src" / "demo" / "Event.java"
-    source.parent.mkdir(parents=True)
-    source.write_text(EVENT_SOURCE)
-    classes = tmp_path / "classes"
-    jdk = find_jdk()
-    subprocess.run([str(jdk.javac), "-d", str(classes), str(source)], check=True)
-    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
-                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
-                       dependencies=(), processors=False)
     target = Target(task_id="size", class_name="demo.Event", method="size", types=("Event",),
                     package="demo", test_class="Event_size", relative="demo/Event_size.java")
-    tools = ensure_recorder()
-    work = tmp_path / "work"
-    work.mkdir()
-    made = generate_calls(info, [target], tools=tools, sandbox=get_sandbox("auto"), work=work,
-                          max_calls=5, timeout=120)
+    made, info = _generated(tmp_path, {"Event": EVENT_SOURCE}, [target], max_calls=5)
     calls = [c for c in made.calls["size"] if c.outcome == "return"]
     assert calls and "<where>" not in calls[0].after
     test = tmp_path / "replay" / "demo" / "Event_size.java"
     test.parent.mkdir(parents=True)
     test.write_text(replay_source(target, calls, project="me/events"))
-    classpath = ":".join(map(str, [classes, *tools.replay_classpath]))
+    jdk = find_jdk()
+    classpath = ":".join(map(str, [info.classes, *ensure_recorder().replay_classpath]))
     subprocess.run([str(jdk.javac), "-cp", classpath, "-d", str(tmp_path / "replay"), str(test)],
                    check=True)
     done = subprocess.run([str(jdk.java), *REPLAY_JVM_FLAGS, "-cp",
@@ -774,16 +772,14 @@ def test_a_folder_of_programs_gets_its_task_files_compiled_for_the_generator(
         tmp_path: Path) -> None:
     """interviews has no build: nothing is compiled ahead, so the tasks' own files are, each
     that compiles (its other files miss imports)."""
-    from codereval.environments.java import JavaEnvInfo
     from codereval.families.build.java_tests import _compiled_per_file
 
     root = tmp_path / "leetcode"
     root.mkdir()
     (root / "Good.java").write_text("public class Good { public int one() { return 1; } }\n")
     (root / "Bad.java").write_text("public class Bad { Missing m; }\n")
-    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(root,), test_roots=(),
-                       classes=tmp_path / "none", test_classes=tmp_path / "t", dependencies=(),
-                       processors=False, compile_per_file=True)
+    info = _env_info(tmp_path, main_roots=(root,), classes=tmp_path / "none",
+                     compile_per_file=True)
     tasks = [_task("clamp", 1).model_copy(update={"location": Location(
              project="me/calc", file_path=name, lineno=1)}) for name in ("Good.java", "Bad.java")]
     compiled = _compiled_per_file(info, tasks, work=tmp_path / "work")
@@ -792,11 +788,11 @@ def test_a_folder_of_programs_gets_its_task_files_compiled_for_the_generator(
 
 
 GREETER_SOURCES = {
-    "Text": "public class Text {\n    final String value;\n\n"
+    "Text": "package demo;\n\npublic class Text {\n    final String value;\n\n"
             "    public Text(String value) {\n        this.value = value;\n    }\n}\n",
-    "Named": "public class Named {\n    final Text name;\n\n"
+    "Named": "package demo;\n\npublic class Named {\n    final Text name;\n\n"
              "    public Named(Text name) {\n        this.name = name;\n    }\n}\n",
-    "Greeter": "public class Greeter {\n    private final Named who;\n\n"
+    "Greeter": "package demo;\n\npublic class Greeter {\n    private final Named who;\n\n"
                "    public Greeter(Named who) {\n        this.who = who;\n    }\n\n"
                "    public String greet() {\n        return \"hi \" + who.name.value.trim();\n"
                "    }\n}\n",
@@ -808,29 +804,9 @@ def test_a_receiver_is_built_through_constructors_of_constructors_without_nulls(
         tmp_path: Path) -> None:
     """A receiver three constructors deep, each taking the next, made of generated texts: a
     Greeter built on a null Named (or a Named on a null Text) would throw in every call."""
-    from codereval.environments.java import JavaEnvInfo
-    from codereval.families.build.java_tests import generate_calls
-    from codereval.java.recording import ensure_recorder
-    from codereval.java.toolchain import find_jdk
-    from codereval.sandbox import get_sandbox
-
-    sources = []
-    for name, text in GREETER_SOURCES.items():
-        source = tmp_path / "src" / "demo" / f"{name}.java"
-        source.parent.mkdir(parents=True, exist_ok=True)
-        source.write_text("package demo;\n\n" + text)
-        sources.append(str(source))
-    classes = tmp_path / "classes"
-    subprocess.run([str(find_jdk().javac), "-d", str(classes), *sources], check=True)
-    info = JavaEnvInfo(root=tmp_path, project_root=tmp_path, main_roots=(tmp_path / "src",),
-                       test_roots=(), classes=classes, test_classes=tmp_path / "t",
-                       dependencies=(), processors=False)
     target = Target(task_id="greet", class_name="demo.Greeter", method="greet", types=(),
                     package="demo", test_class="Greeter_greet", relative="Greeter_greet.java")
-    work = tmp_path / "work"
-    work.mkdir()
-    made = generate_calls(info, [target], tools=ensure_recorder(), sandbox=get_sandbox("auto"),
-                          work=work, max_calls=20, timeout=120)
+    made, _ = _generated(tmp_path, GREETER_SOURCES, [target])
     calls = made.calls.get("greet", [])
     assert calls and all(c.outcome == "return" for c in calls), made.reasons
     # Several receivers in turn, so a method without parameters gets several calls.

@@ -538,6 +538,7 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
     log = work / "suite.log"
     summary: dict[str, object] = {"modules": []}
     floor = newer_junit(info.dependencies)
+    java_ee = java_ee_removed(info)
     for number, module in enumerate(suite_modules(info)):
         out = work / f"test-classes-{number}"
         classpath = [info.classes, *floor, *info.dependencies]
@@ -566,7 +567,7 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         # the same classpath break it (NoSuchMethodError between platform versions).
         run_cp = [*tools.recorder_classpath, out,
                   *(p for p in classpath if not _PLATFORM_JAR.fullmatch(p.name)), junit,
-                  *java_ee_removed(info)]
+                  *java_ee]
         # A source whose class is not where its path says (another package, another name)
         # would make the launcher's whole discovery fail: only classes that exist are named.
         chosen = [(c, text) for c, text in _test_classes(module, compiled)

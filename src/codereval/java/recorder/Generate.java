@@ -237,10 +237,13 @@ public final class Generate {
         return chosen;
     }
 
-    /** What {@code make} returns, or null when it fails or runs past its time. */
+    /**
+     * What {@code make} returns, on a thread of its own, or null when it returns null or runs
+     * past CALL_MILLIS (the thread is left behind: main halts the JVM at the end).
+     */
     private static Object timed(Supplier<Object> make) {
         AtomicReference<Object> done = new AtomicReference<>();
-        Thread worker = new Thread(() -> done.set(make.get()), "codereval-construct");
+        Thread worker = new Thread(() -> done.set(make.get()), "codereval-generate");
         worker.setDaemon(true);
         worker.start();
         try {
@@ -287,22 +290,16 @@ public final class Generate {
     }
 
     /** {value, thrown} of the call, or null when it ran past its time. */
-    private static Object[] invoke(Method method, Object self, Object[] arguments)
-            throws InterruptedException {
-        AtomicReference<Object[]> done = new AtomicReference<>();
-        Thread worker = new Thread(() -> {
+    private static Object[] invoke(Method method, Object self, Object[] arguments) {
+        return (Object[]) timed(() -> {
             try {
-                done.set(new Object[] {method.invoke(self, arguments), null});
+                return new Object[] {method.invoke(self, arguments), null};
             } catch (InvocationTargetException e) {
-                done.set(new Object[] {null, e.getCause()});
+                return new Object[] {null, e.getCause()};
             } catch (Throwable e) {
-                done.set(new Object[] {null, e});
+                return new Object[] {null, e};
             }
-        }, "codereval-generate");
-        worker.setDaemon(true);
-        worker.start();
-        worker.join(CALL_MILLIS);
-        return done.get();
+        });
     }
 
     static String descriptor(Method method) {
