@@ -71,6 +71,19 @@ public class Calc {
         return text.toUpperCase() + "!";
     }
 
+    /** What label() puts first; the suite sets it, then puts it back. */
+    public static String prefix = "";
+
+    /** The name after the prefix, padded with dots to the width. */
+    public static String label(String name, int width) {
+        StringBuilder text = new StringBuilder(prefix);
+        text.append(name);
+        while (text.length() < width) {
+            text.append('.');
+        }
+        return text.toString();
+    }
+
     /** Nobody calls this. */
     public static int unused(int x) {
         int y = x * 2;
@@ -142,6 +155,14 @@ public class CalcTest {
             calc.put(null);
         } catch (IllegalArgumentException expected) {
         }
+    }
+
+    @Test
+    public void labels() {
+        Calc.prefix = "#";
+        assertEquals("#ab..", Calc.label("ab", 5));
+        assertEquals("#abcdef", Calc.label("abcdef", 3));
+        Calc.prefix = "";
     }
 
     @Test
@@ -229,6 +250,8 @@ TASKS = (
     ("6367670b1a6d9265ec0179b7", "shout", "public static String shout(String text){",
      "slib_runnable"),
     ("6367670b1a6d9265ec0179b8", "open", "public String open(){", "class_runnable"),
+    ("6367670b1a6d9265ec0179b9", "label", "public static String label(String name, int width){",
+     "class_runnable"),
 )
 IDS = {name: task_id for task_id, name, _, _ in TASKS}
 needs_java = pytest.mark.skipif(
@@ -371,7 +394,13 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert source["clamp"] == source["take"] == source["first"] == "suite"
     # A TestNG suite runs on TestNG's own runner, beside the JUnit one.
     assert (status["shout"], source["shout"], checks[IDS["shout"]]["calls"]) == ("ok", "suite", 3)
-    assert status["token"] == "flaky"
+    # A time-dependent method replays from neither its suite's calls nor generated ones.
+    assert status["token"] == "flaky" and "generated inputs" in checks[IDS["token"]]["detail"]
+    # label's suite calls saw a prefix another statement set and reset: none replays. Its
+    # generated calls, made with the prefix as the class starts, do, and its test is theirs.
+    label = checks[IDS["label"]]
+    assert (label["status"], label["source"]) == ("ok", "generated"), label
+    assert "the suite's calls" in label["detail"]
     # Nobody calls `unused`: its calls come from generated inputs (small ints), and they tell
     # its mutants apart. `peek`'s receivers come from its one constructor, given generated
     # texts: several receivers, so "  padded  " tells trim() from no trim. No constructor of
@@ -746,68 +775,156 @@ public class Event implements Serializable {
 def test_a_class_whose_readobject_fills_a_field_replays_as_recorded(tmp_path: Path) -> None:
     """log4j's LoggingEvent sets its location when read back: the argument after the call is
     compared with the recording rebuilt the same way, not taken for a change the call made."""
-    from codereval.java.recording import REPLAY_JVM_FLAGS, ensure_recorder
-    from codereval.java.toolchain import find_jdk
-
     target = Target(task_id="size", class_name="demo.Event", method="size", types=("Event",),
                     package="demo", test_class="Event_size", relative="demo/Event_size.java")
     made, info = _generated(tmp_path, {"Event": EVENT_SOURCE}, [target], max_calls=5)
     calls = [c for c in made.calls["size"] if c.outcome == "return"]
     assert calls and "<where>" not in calls[0].after
-    test = tmp_path / "replay" / "demo" / "Event_size.java"
-    test.parent.mkdir(parents=True)
-    test.write_text(replay_source(target, calls, project="me/events"))
-    jdk = find_jdk()
-    classpath = ":".join(map(str, [info.classes, *ensure_recorder().replay_classpath]))
-    subprocess.run([str(jdk.javac), "-cp", classpath, "-d", str(tmp_path / "replay"), str(test)],
-                   check=True)
-    done = subprocess.run([str(jdk.java), *REPLAY_JVM_FLAGS, "-cp",
-                           f"{tmp_path / 'replay'}:{classpath}", "demo.Event_size"],
-                          capture_output=True, text=True, check=False)
+    done = _replayed(tmp_path, target, calls, info.classes)
     assert done.stdout.strip() == "true", done.stderr
 
 
-@needs_java
-def test_a_folder_of_programs_gets_its_task_files_compiled_for_the_generator(
-        tmp_path: Path) -> None:
-    """interviews has no build: nothing is compiled ahead, so the tasks' own files are, each
-    that compiles (its other files miss imports)."""
-    from codereval.families.build.java_tests import _compiled_per_file
+def _replayed(tmp_path: Path, target: Target, calls: list[Call],
+              classes: Path) -> subprocess.CompletedProcess[str]:
+    """The replay test of ``calls`` compiled and run against the classes in ``classes``."""
+    from codereval.java.recording import REPLAY_JVM_FLAGS, ensure_recorder
+    from codereval.java.toolchain import find_jdk
 
-    root = tmp_path / "leetcode"
-    root.mkdir()
-    (root / "Good.java").write_text("public class Good { public int one() { return 1; } }\n")
-    (root / "Bad.java").write_text("public class Bad { Missing m; }\n")
-    info = _env_info(tmp_path, main_roots=(root,), classes=tmp_path / "none",
-                     compile_per_file=True)
-    tasks = [_task("clamp", 1).model_copy(update={"location": Location(
-             project="me/calc", file_path=name, lineno=1)}) for name in ("Good.java", "Bad.java")]
-    compiled = _compiled_per_file(info, tasks, work=tmp_path / "work")
-    assert (compiled.classes / "Good.class").is_file()
-    assert not (compiled.classes / "Bad.class").exists()
+    out = tmp_path / f"replay-{classes.name}"
+    test = out / "src" / target.relative
+    test.parent.mkdir(parents=True, exist_ok=True)
+    test.write_text(replay_source(target, calls, project="me/demo"))
+    jdk = find_jdk()
+    classpath = ":".join(map(str, [classes, *ensure_recorder().replay_classpath]))
+    subprocess.run([str(jdk.javac), "-cp", classpath, "-d", str(out), str(test)], check=True)
+    name = f"{target.package}.{target.test_class}"
+    return subprocess.run([str(jdk.java), *REPLAY_JVM_FLAGS, "-cp", f"{out}:{classpath}", name],
+                          capture_output=True, text=True, check=False)
 
 
-GREETER_SOURCES = {
-    "Text": "package demo;\n\npublic class Text {\n    final String value;\n\n"
-            "    public Text(String value) {\n        this.value = value;\n    }\n}\n",
-    "Named": "package demo;\n\npublic class Named {\n    final Text name;\n\n"
-             "    public Named(Text name) {\n        this.name = name;\n    }\n}\n",
-    "Greeter": "package demo;\n\npublic class Greeter {\n    private final Named who;\n\n"
-               "    public Greeter(Named who) {\n        this.who = who;\n    }\n\n"
-               "    public String greet() {\n        return \"hi \" + who.name.value.trim();\n"
-               "    }\n}\n",
+GRAPH_SOURCES = {
+    "Node": "package demo;\n\npublic class Node {\n    final int label;\n"
+            "    final java.util.Set<Node> next = new java.util.HashSet<>();\n\n"
+            "    public Node(int label) {\n        this.label = label;\n    }\n}\n",
+    # Nodes hash by identity: a rebuilt set of them iterates in a new order every run.
+    "Graph": "package demo;\n\npublic class Graph {\n"
+             "    private final java.util.Set<Node> nodes = new java.util.HashSet<>();\n\n"
+             "    public int chain(int n) {\n        Node last = null;\n"
+             "        for (int i = 0; i < n; i++) {\n"
+             "            Node node = new Node(nodes.size() + OFFSET);\n"
+             "            if (last != null) {\n                last.next.add(node);\n"
+             "            }\n            nodes.add(node);\n            last = node;\n"
+             "        }\n        return nodes.size();\n    }\n}\n",
 }
 
 
 @needs_java
-def test_a_receiver_is_built_through_constructors_of_constructors_without_nulls(
+def test_a_graph_in_hash_sets_replays_whatever_order_its_sets_iterate_in(
         tmp_path: Path) -> None:
-    """A receiver three constructors deep, each taking the next, made of generated texts: a
-    Greeter built on a null Named (or a Named on a null Text) would throw in every call."""
-    target = Target(task_id="greet", class_name="demo.Greeter", method="greet", types=(),
-                    package="demo", test_class="Greeter_greet", relative="Greeter_greet.java")
-    made, _ = _generated(tmp_path, GREETER_SOURCES, [target])
-    calls = made.calls.get("greet", [])
-    assert calls and all(c.outcome == "return" for c in calls), made.reasons
-    # Several receivers in turn, so a method without parameters gets several calls.
+    """jgrapht's graphs: sets of objects hashed by identity. The state after a call is
+    compared as a graph, each such set as a set; a build that labels its nodes otherwise still
+    fails."""
+    from codereval.java.toolchain import find_jdk
+
+    target = Target(task_id="chain", class_name="demo.Graph", method="chain", types=("int",),
+                    package="demo", test_class="Graph_chain", relative="demo/Graph_chain.java")
+    sources = {name: text.replace("OFFSET", "0") for name, text in GRAPH_SOURCES.items()}
+    made, info = _generated(tmp_path, sources, [target])
+    calls = made.calls.get("chain", [])
+    # Calls that leave sets of several nodes behind, whose order a rebuild shuffles.
+    assert sum(c.after.count("<demo.Node") >= 5 for c in calls) >= 2, calls
+    for run in range(3):
+        done = _replayed(tmp_path, target, calls, info.classes)
+        assert done.stdout.strip() == "true", (run, done.stderr)
+    wrong = tmp_path / "wrong"
+    (tmp_path / "wrong-src" / "demo").mkdir(parents=True)
+    for name, text in GRAPH_SOURCES.items():
+        (tmp_path / "wrong-src" / "demo" / f"{name}.java").write_text(
+            text.replace("OFFSET", "1"))
+    subprocess.run([str(find_jdk().javac), "-d", str(wrong),
+                    *map(str, (tmp_path / "wrong-src" / "demo").iterdir())], check=True)
+    done = _replayed(tmp_path, target, calls, wrong)
+    assert done.stdout.strip() == "false"
+    assert "left its receiver other than the original did" in done.stderr
+
+
+SORTER_SOURCE = """package demo;
+
+public class Sorter {
+    private final java.util.Comparator<String> order = (a, b) -> b.compareTo(a);
+    private final String name;
+
+    public Sorter(String name) {
+        this.name = name;
+    }
+
+    public String first(String a, String b) {
+        return order.compare(a, b) <= 0 ? a : b;
+    }
+
+    public String tag() {
+        return "<" + name.trim() + ">";
+    }
+}
+"""
+
+
+@needs_java
+def test_a_receiver_holding_a_lambda_replays_only_where_the_lambda_is_not_used(
+        tmp_path: Path) -> None:
+    """XStream writes a lambda that is not Serializable as null. A method that does not use
+    it replays as recorded; one that does throws on the rebuilt receiver, and calibration drops
+    such calls as it drops any the reference does not reproduce."""
+    targets = [Target(task_id=name, class_name="demo.Sorter", method=name, types=types,
+                      package="demo", test_class=f"Sorter_{name}",
+                      relative=f"demo/Sorter_{name}.java")
+               for name, types in (("first", ("String", "String")), ("tag", ()))]
+    made, info = _generated(tmp_path, {"Sorter": SORTER_SOURCE}, targets)
+    tag = _replayed(tmp_path, targets[1], made.calls["tag"], info.classes)
+    assert tag.stdout.strip() == "true", tag.stderr
+    first = _replayed(tmp_path, targets[0], made.calls["first"], info.classes)
+    assert first.stdout.strip() == "false" and "NullPointerException" in first.stderr
+
+
+SHAPE_SOURCES = {
+    "Shape": "package demo;\n\npublic abstract class Shape {\n    abstract int area();\n\n"
+             "    public String describe() {\n        return \"area \" + area();\n    }\n}\n",
+    # First in name order, but its describe() is its own: calling it would not run Shape's.
+    "Ball": "package demo;\n\npublic class Ball extends Shape {\n"
+            "    int area() {\n        return 3;\n    }\n\n"
+            "    @Override\n    public String describe() {\n        return \"round\";\n    }\n}\n",
+    "Square": "package demo;\n\npublic class Square extends Shape {\n    final int side;\n\n"
+              "    public Square(int side) {\n        this.side = side;\n    }\n\n"
+              "    int area() {\n        return side * side;\n    }\n}\n",
+}
+
+
+@needs_java
+def test_an_abstract_class_s_method_is_called_on_a_subclass_that_inherits_it(
+        tmp_path: Path) -> None:
+    target = Target(task_id="describe", class_name="demo.Shape", method="describe", types=(),
+                    package="demo", test_class="Shape_describe",
+                    relative="demo/Shape_describe.java")
+    made, info = _generated(tmp_path, SHAPE_SOURCES, [target])
+    calls = made.calls.get("describe", [])
+    assert calls, made.reasons
+    assert all("<demo.Square>" in c.before and "<demo.Ball" not in c.before for c in calls)
+    # Several squares: area 1, 4, 9 ... tell describe's arithmetic apart.
     assert len({c.value for c in calls}) > 1
+    done = _replayed(tmp_path, target, calls, info.classes)
+    assert done.stdout.strip() == "true", done.stderr
+
+
+def test_calibration_keeps_the_calls_the_reference_reproduces_unless_most_are_lost() -> None:
+    from codereval.families.build.java_tests import _settle
+
+    calls = [Call(signature="s", before=str(i), outcome="return", value="v", after="a")
+             for i in range(4)]
+    kept = _settle(calls, {3})
+    assert (kept.status, [c.before for c in kept.kept], kept.unstable) == (
+        "recorded", ["0", "1", "2"], 1)
+    # Half lost is still a test; more than half is a method that does not replay.
+    assert _settle(calls, {0, 1}).status == "recorded"
+    lost = _settle(calls, {0, 1, 2})
+    assert lost.status == "flaky" and "3 of 4" in lost.detail
+    assert _settle(calls, "the replay test does not compile").status == "broken"

@@ -12,11 +12,8 @@ which Java 17 refuses on the JDK's own classes unless their packages are opened.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +32,10 @@ XMLPULL = Artifact(group="xmlpull", artifact="xmlpull", version="1.1.3.1",
                    sha256="34e08ee62116071cbb69c0ed70d15a7a5b208d62798c59f2120bb8929324cb63")
 XSTREAM_JARS = (XSTREAM, MXPARSER, XMLPULL)
 
+# XStreams is in both: what the recorder writes, the replay reads with the same set-up.
 RECORDER_SOURCES = ("recorder/Agent.java", "recorder/CallAdvice.java", "recorder/Generate.java",
-                    "recorder/Recorder.java")
-REPLAY_SOURCES = ("replay/Replay.java",)
+                    "recorder/Recorder.java", "replay/XStreams.java")
+REPLAY_SOURCES = ("replay/Replay.java", "replay/Structure.java", "replay/XStreams.java")
 GENERATE_MAIN = "codereval.recorder.Generate"
 # What a recorded test's source imports: the runner puts the replay library on its classpath.
 REPLAY_PACKAGE = "codereval.replay"
@@ -103,28 +101,6 @@ def ensure_recorder(*, root: Path | None = None) -> RecorderTools:
         _jar(staging / "replay", staging / "replay.jar")
 
     build_once(base, key, make)
-    return tools
-    base.mkdir(parents=True, exist_ok=True)
-    with (base / f".{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (target / "ok").exists():
-            return tools
-        staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=base))
-        try:
-            _compile_part(staging, "recorder", RECORDER_SOURCES,
-                          classpath=(byte_buddy, *xstream))
-            _compile_part(staging, "replay", REPLAY_SOURCES, classpath=xstream)
-            _jar(staging / "recorder", staging / "recorder.jar",
-                 manifest="Premain-Class: codereval.recorder.Agent\n"
-                          "Can-Redefine-Classes: true\nCan-Retransform-Classes: true")
-            _jar(staging / "replay", staging / "replay.jar")
-            (staging / "ok").write_text(key + "\n", encoding="utf-8")
-            if target.exists():
-                shutil.rmtree(target)
-            staging.rename(target)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging)
     return tools
 
 

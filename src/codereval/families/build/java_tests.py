@@ -16,8 +16,10 @@ guessed):
 4. each reached task gets a replay test, ``<Class>_<method>.java`` in its package (CoderEval's
    own layout, so `evaluate` finds it as it would an official test), on the replay library;
    it replays three times against the project as built: a call it does not reproduce every time
-   (time, randomness, identity hash order, state the suite set up elsewhere) is dropped, and a
-   task that loses more than half of its calls is ``flaky``;
+   (time, randomness, state the suite set up elsewhere) is dropped, and a task that loses more
+   than half of its calls is ``flaky``. Where the suite gives no test (it never calls the
+   method, none of its calls serialise, or they do not replay), calls from generated inputs
+   (``Generate``) are tried instead, calibrated the same way, and the check says so;
 5. the tests are checked through the engine as `evaluate --prepared` runs them: the reference
    three times (it must pass every time, else ``broken``) and up to ``mutants`` mutants of it
    (``java_mutate``); a test that kills fewer than ``min_kill`` of them is ``weak``, kept only
@@ -722,7 +724,8 @@ def generate_calls(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recor
     the project as built, in the sandbox, written as the recorder writes recorded calls."""
     calls_file = work / "generated.tsv"
     config = work / "generate.cfg"
-    lines = [f"out\t{calls_file}", f"max\t{max_calls}", f"edges\t{str(edges).lower()}"]
+    lines = [f"out\t{calls_file}", f"max\t{max_calls}", f"edges\t{str(edges).lower()}",
+             f"classes\t{info.classes}"]
     lines += [f"target\t{t.task_id}\t{t.class_name}\t{t.method}\t{','.join(t.types)}"
               for t in targets]
     lines += [f"seed\t{t.task_id}\t{kind}\t{base64.b64encode(value.encode()).decode()}"
@@ -1008,6 +1011,28 @@ def _prepared(path: Path) -> tuple[Path, Path]:
 STATUSES = ("ok", "weak", "flaky", "broken", "unrecorded", "unreached")
 
 
+@dataclass(kw_only=True)
+class _Settled:
+    """What calibration left of a task's calls: ``recorded`` with the calls kept, or why not
+    (``broken``: the replay cannot run; ``flaky``: the reference loses most of its calls)."""
+    status: str
+    detail: str = ""
+    calls: int = 0
+    kept: list[Call] = field(default_factory=list)
+    unstable: int = 0
+
+
+def _settle(calls: Sequence[Call], failing: set[int] | str) -> _Settled:
+    if isinstance(failing, str):
+        return _Settled(status="broken", detail=failing, calls=len(calls))
+    kept = [c for i, c in enumerate(calls) if i not in failing]
+    if not kept or len(failing) * 2 > len(calls):
+        return _Settled(status="flaky", calls=len(calls), unstable=len(failing),
+                        detail=f"the reference does not reproduce {len(failing)} of "
+                               f"{len(calls)} recorded calls")
+    return _Settled(status="recorded", calls=len(calls), kept=kept, unstable=len(failing))
+
+
 def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict[str, ProjectSpec],
                 env_root: Path, tools: RecorderTools, junit: Path, sandbox: Sandbox,
                 staging: Path, work: Path, report: JavaTestsReport) -> dict[str, Path]:
@@ -1068,13 +1093,14 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
                                         timeout=options.suite_timeout)
         report.suites[project] = suite
         generated: set[str] = set()
-        never = [t for t in targets.values()
-                 if not recording.calls.get(t.task_id) and not recording.dropped.get(t.task_id)]
-        if options.generate and never:
-            made = generate_calls(info, never, tools=tools, sandbox=sandbox, work=project_work,
+        # Generated inputs stand in wherever the suite gives no test: a method it never calls,
+        # or calls none of which serialise.
+        without = [t for t in targets.values() if not recording.calls.get(t.task_id)]
+        if options.generate and without:
+            made = generate_calls(info, without, tools=tools, sandbox=sandbox, work=project_work,
                                   max_calls=options.max_calls, timeout=options.suite_timeout,
                                   edges=options.edge_inputs)
-            for missing in never:
+            for missing in without:
                 if made.calls.get(missing.task_id):
                     recording.calls[missing.task_id] = made.calls[missing.task_id]
                     generated.add(missing.task_id)
@@ -1102,26 +1128,59 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
         failing = calibrate(info, tests, tools=tools, sandbox=sandbox, work=project_work,
                             jobs=options.jobs, timeout=options.timeout, project=project,
                             progress=options.progress)
+        settled = {task_id: _settle(calls, failing.get(task_id, set()))
+                   for task_id, (_target, calls) in tests.items()}
+        for task_id in generated:
+            if task_id in settled and recording.dropped.get(task_id):
+                settled[task_id].detail = (f"the suite's {recording.dropped[task_id]} call(s) "
+                                           "did not serialise; generated inputs instead")
+        # A suite whose calls the reference does not reproduce (time, state another test left,
+        # identity-hash order) gets a second chance from generated inputs, in a fresh JVM,
+        # calibrated the same way; the check says which calls were used and why.
+        retry = [targets[t] for t, s in settled.items()
+                 if s.status != "recorded" and t not in generated]
+        if options.generate and retry:
+            again = project_work / "fallback"
+            again.mkdir(parents=True, exist_ok=True)
+            made = generate_calls(info, retry, tools=tools, sandbox=sandbox, work=again,
+                                  max_calls=options.max_calls, timeout=options.suite_timeout,
+                                  edges=options.edge_inputs)
+            second = {t.task_id: (t, _dominant(made.calls[t.task_id])) for t in retry
+                      if made.calls.get(t.task_id)}
+            if second:
+                failing = calibrate(info, second, tools=tools, sandbox=sandbox, work=again,
+                                    jobs=options.jobs, timeout=options.timeout,
+                                    project=project, progress=options.progress)
+                for task_id, (_target, calls) in second.items():
+                    fresh = _settle(calls, failing.get(task_id, set()))
+                    if fresh.status == "recorded":
+                        fresh.detail = (f"the suite's calls: {settled[task_id].detail}; "
+                                        "generated inputs instead")
+                        settled[task_id] = fresh
+                        tests[task_id] = second[task_id]
+                        generated.add(task_id)
+                    else:
+                        settled[task_id].detail += f"; generated inputs: {fresh.detail}"
+            for target in retry:
+                if target.task_id not in second:
+                    why = "; ".join(made.reasons.get(target.task_id, [])) or "no call kept"
+                    settled[target.task_id].detail += f"; generated inputs: {why[:200]}"
         by_id = {t.task_id: t for t in project_tasks}
-        for task_id, (target, calls) in tests.items():
+        for task_id, (target, _calls) in tests.items():
             task = by_id[task_id]
+            outcome = settled[task_id]
             dropped = recording.dropped.get(task_id, 0)
-            unstable = failing.get(task_id, set())
-            if isinstance(unstable, str):
-                check(task, "broken", unstable, calls=len(calls), dropped=dropped)
-                continue
-            kept = [c for i, c in enumerate(calls) if i not in unstable]
-            if not kept or len(unstable) * 2 > len(calls):
-                check(task, "flaky", f"the reference does not reproduce {len(unstable)} of "
-                      f"{len(calls)} recorded calls", calls=len(calls), dropped=dropped,
-                      unstable=len(unstable))
+            if outcome.status != "recorded":
+                check(task, outcome.status, outcome.detail, calls=outcome.calls,
+                      dropped=dropped, unstable=outcome.unstable)
                 continue
             path = staging / project_folder(project) / target.relative
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(replay_source(target, kept, project=project), encoding="utf-8")
+            path.write_text(replay_source(target, outcome.kept, project=project),
+                            encoding="utf-8")
             written[task_id] = path
-            entry = check(task, "recorded", calls=len(kept), dropped=dropped,
-                          unstable=len(unstable))
+            entry = check(task, "recorded", outcome.detail, calls=len(outcome.kept),
+                          dropped=dropped, unstable=outcome.unstable)
             entry.source = "generated" if task_id in generated else "suite"
     return written
 

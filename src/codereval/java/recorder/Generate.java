@@ -47,9 +47,24 @@ public final class Generate {
     /** Whether the pools hold null, empty values and negatives (set once, from the config). */
     static boolean edges;
 
+    /** The project's own class names, from the config's class folders. */
+    static final List<String> projectClasses = new ArrayList<>();
+
     public static void main(String[] args) throws Exception {
         Recorder.Config config = Recorder.Config.read(Paths.get(args[0]));
         edges = config.edges;
+        for (java.nio.file.Path root : config.classes) {
+            if (!java.nio.file.Files.isDirectory(root)) {
+                continue;
+            }
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+                files.map(file -> root.relativize(file).toString())
+                    .filter(name -> name.endsWith(".class") && !name.matches(".*\\$[0-9].*"))
+                    .map(name -> name.substring(0, name.length() - 6).replace('/', '.'))
+                    .sorted()
+                    .forEach(projectClasses::add);
+            }
+        }
         Recorder.start(config);
         for (Recorder.Target target : config.targets) {
             try {
@@ -82,10 +97,15 @@ public final class Generate {
         Supplier<Object> receiver = () -> null;
         if (!Modifier.isStatic(method.getModifiers())) {
             if (Modifier.isAbstract(owner.getModifiers()) || owner.isInterface()) {
-                Recorder.dropFor(target, "an instance method of an abstract type");
-                return;
+                receiver = inheriting(owner, method);
+                if (receiver == null) {
+                    Recorder.dropFor(target, "an instance method of an abstract type, and no "
+                        + "concrete class of the project that inherits it makes an instance");
+                    return;
+                }
+            } else {
+                receiver = instances(owner, 3);
             }
-            receiver = instances(owner, 3);
             if (receiver == null) {
                 Recorder.dropFor(target, "no receiver: no constructor of the class makes one "
                     + "from generated arguments");
@@ -109,6 +129,7 @@ public final class Generate {
         int thrown = 0;
         int tried = 0;
         int unwritten = 0;
+        String unwrittenWhy = null;
         Throwable firstError = null;
         for (int attempt = 0; attempt < ATTEMPTS && recorded < max; attempt++) {
             Object self = receiver.get();
@@ -130,6 +151,7 @@ public final class Generate {
             String before = Recorder.xml(new Object[] {self, arguments});
             if (before == null) {
                 unwritten++;
+                unwrittenWhy = unwrittenWhy != null ? unwrittenWhy : Recorder.lastError();
                 continue;
             }
             if (!seen.add(before)) {
@@ -153,6 +175,7 @@ public final class Generate {
                 thrown += error != null ? 1 : 0;
             } else {
                 unwritten++;
+                unwrittenWhy = unwrittenWhy != null ? unwrittenWhy : Recorder.lastError();
             }
         }
         if (recorded == 0) {
@@ -160,8 +183,53 @@ public final class Generate {
             Recorder.dropFor(target, "no generated call kept: " + tried + " distinct call(s) made"
                 + (firstError == null ? "" : ", the first to throw threw " + firstError)
                 + (unwritten == 0 ? "" : ", " + unwritten + " did not serialise (receiver, "
-                + "arguments or result)"));
+                + "arguments or result: " + unwrittenWhy + ")"));
         }
+    }
+
+    /**
+     * Receivers for an instance method of an abstract class: instances of a concrete class of
+     * the project that inherits the method as it is (one that overrides it would run its own
+     * code, not the task's), those of the method's package first; null when none is made.
+     */
+    static Supplier<Object> inheriting(Class<?> owner, Method method) {
+        String home = owner.getPackage() == null ? "" : owner.getPackage().getName() + ".";
+        List<String> names = new ArrayList<>(projectClasses);
+        names.sort(java.util.Comparator.comparing(name -> !name.startsWith(home)
+            || name.indexOf('.', home.length()) >= 0));
+        for (String name : names) {
+            Class<?> type;
+            try {
+                type = Class.forName(name, false, Generate.class.getClassLoader());
+            } catch (Throwable e) {
+                continue;
+            }
+            if (type == owner || !owner.isAssignableFrom(type) || type.isInterface()
+                    || Modifier.isAbstract(type.getModifiers()) || overrides(type, method)) {
+                continue;
+            }
+            Supplier<Object> made = instances(type, 3);
+            if (made != null) {
+                return made;
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code type}, or a class between it and the method's, declares the method. */
+    static boolean overrides(Class<?> type, Method method) {
+        for (Class<?> level = type; level != null && level != method.getDeclaringClass();
+                level = level.getSuperclass()) {
+            try {
+                level.getDeclaredMethod(method.getName(), method.getParameterTypes());
+                return true;
+            } catch (NoSuchMethodException e) {
+                // not here: its superclass next
+            } catch (Throwable e) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.thoughtworks.xstream.XStream;
 
+import codereval.replay.XStreams;
+
 /**
  * What the advice calls: serialises each recorded call with XStream and appends it, one line,
  * to the output file (flushed at once, so a test JVM that is killed keeps what it recorded).
@@ -69,6 +71,8 @@ public final class Recorder {
         int max = 20;
         /** Generate's inputs include empty values, negatives and calls that throw. */
         boolean edges;
+        /** The folders of the project's own classes (Generate looks for subclasses there). */
+        final List<Path> classes = new ArrayList<>();
         final List<Target> targets = new ArrayList<>();
 
         static Config read(Path path) throws IOException {
@@ -79,6 +83,8 @@ public final class Recorder {
                     config.out = Path.of(parts[1]);
                 } else if (parts[0].equals("max")) {
                     config.max = Integer.parseInt(parts[1]);
+                } else if (parts[0].equals("classes")) {
+                    config.classes.add(Path.of(parts[1]));
                 } else if (parts[0].equals("edges")) {
                     config.edges = Boolean.parseBoolean(parts[1]);
                 } else if (parts[0].equals("seed") && parts.length == 4) {
@@ -144,7 +150,7 @@ public final class Recorder {
     private static XStream xstream() {
         synchronized (LOCK) {
             if (xstream == null) {
-                xstream = new XStream();
+                xstream = XStreams.create(null);
             }
             return xstream;
         }
@@ -238,6 +244,11 @@ public final class Recorder {
     }
 
     private static final ThreadLocal<String> lastError = new ThreadLocal<>();
+
+    /** Why this thread's last value did not serialise. */
+    static String lastError() {
+        return lastError.get();
+    }
 
     /** Thrown by Limited once the XML passes MAX_CHARS: a large graph is not written out. */
     private static final class TooLarge extends RuntimeException {
