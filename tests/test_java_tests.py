@@ -928,3 +928,41 @@ def test_calibration_keeps_the_calls_the_reference_reproduces_unless_most_are_lo
     lost = _settle(calls, {0, 1, 2})
     assert lost.status == "flaky" and "3 of 4" in lost.detail
     assert _settle(calls, "the replay test does not compile").status == "broken"
+
+
+STREAM_SOURCES = {
+    "Source": "package demo;\n\npublic interface Source {\n    String name();\n}\n",
+    "FileSource": "package demo;\n\npublic class FileSource implements Source {\n"
+                  "    private final String path;\n\n"
+                  "    public FileSource(String path) {\n        this.path = path;\n    }\n\n"
+                  "    public String name() {\n        return path.trim();\n    }\n}\n",
+    "Streams": "package demo;\n\npublic class Streams {\n"
+               "    public static int lines(java.io.InputStream in) throws java.io.IOException {\n"
+               "        int n = 0;\n        for (int c = in.read(); c != -1; c = in.read()) {\n"
+               "            n += c == '\\n' ? 1 : 0;\n        }\n        return n;\n    }\n\n"
+               "    public static String label(Source source) {\n"
+               "        return \"[\" + source.name() + \"]\";\n    }\n\n"
+               "    public static boolean isControl(char ch) {\n"
+               "        return ch < 32 || ch == 127;\n    }\n}\n",
+}
+
+
+@needs_java
+def test_streams_interfaces_and_compared_chars_get_generated_values(tmp_path: Path) -> None:
+    """An InputStream to read, a project interface made from the class that implements it,
+    and a char the method compares with a number: each gets values other than null."""
+    def target(name: str, types: tuple[str, ...],
+               seeds: tuple[tuple[str, str], ...] = ()) -> Target:
+        return Target(task_id=name, class_name="demo.Streams", method=name, types=types,
+                      package="demo", test_class=f"Streams_{name}",
+                      relative=f"demo/Streams_{name}.java", seeds=seeds)
+
+    # isControl's seeds, as find_target reads them from its source.
+    targets = [target("lines", ("InputStream",)), target("label", ("Source",)),
+               target("isControl", ("char",), (("number", "32"), ("number", "127")))]
+    made, _ = _generated(tmp_path, STREAM_SOURCES, targets)
+    assert any(c.value == "<int>2</int>" for c in made.calls["lines"]), made.calls["lines"]
+    assert any("<demo.FileSource>" in c.before for c in made.calls["label"]), made.reasons
+    # 32 and 127 from its source, and the chars beside them: true and false both seen.
+    assert {c.value for c in made.calls["isControl"]} == {
+        "<boolean>true</boolean>", "<boolean>false</boolean>"}

@@ -193,19 +193,8 @@ public final class Generate {
      * code, not the task's), those of the method's package first; null when none is made.
      */
     static Supplier<Object> inheriting(Class<?> owner, Method method) {
-        String home = owner.getPackage() == null ? "" : owner.getPackage().getName() + ".";
-        List<String> names = new ArrayList<>(projectClasses);
-        names.sort(java.util.Comparator.comparing(name -> !name.startsWith(home)
-            || name.indexOf('.', home.length()) >= 0));
-        for (String name : names) {
-            Class<?> type;
-            try {
-                type = Class.forName(name, false, Generate.class.getClassLoader());
-            } catch (Throwable e) {
-                continue;
-            }
-            if (type == owner || !owner.isAssignableFrom(type) || type.isInterface()
-                    || Modifier.isAbstract(type.getModifiers()) || overrides(type, method)) {
+        for (Class<?> type : concrete(owner)) {
+            if (overrides(type, method)) {
                 continue;
             }
             Supplier<Object> made = instances(type, 3);
@@ -418,6 +407,12 @@ public final class Generate {
             }
         } else if (type == char.class || type == Character.class) {
             for (char c : target.chars) values.add(() -> c);
+            // A number the method compares a char with (ch < 32, ch == 127), and beside it.
+            for (long n : target.numbers) {
+                for (long v : new long[] {n, n - 1, n + 1}) {
+                    if (v >= 0 && v <= Character.MAX_VALUE) values.add(() -> (char) v);
+                }
+            }
         } else if (type == int.class || type == Integer.class) {
             for (long n : target.numbers) {
                 for (long v : new long[] {n, n + 1, n - 1}) {
@@ -534,10 +529,35 @@ public final class Generate {
                 return map;
             });
             if (edges) values.add(HashMap::new);
+        } else if (type.isAssignableFrom(java.io.ByteArrayInputStream.class)) {
+            // InputStream and what it extends: bytes of text, as a stream read by the method.
+            for (String text : STREAM_TEXTS) {
+                values.add(() -> new java.io.ByteArrayInputStream(
+                    text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+        } else if (type.isAssignableFrom(java.io.StringReader.class)) {
+            for (String text : STREAM_TEXTS) values.add(() -> new java.io.StringReader(text));
+        } else if (type == java.nio.ByteBuffer.class || type == java.nio.Buffer.class) {
+            for (String text : STREAM_TEXTS) {
+                values.add(() -> java.nio.ByteBuffer.wrap(
+                    text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+        } else if (type.isAssignableFrom(java.io.ByteArrayOutputStream.class)) {
+            values.add(java.io.ByteArrayOutputStream::new);
+        } else if (type.isAssignableFrom(java.io.StringWriter.class)) {
+            values.add(java.io.StringWriter::new);
         } else if (type == java.util.Iterator.class) {
             values.add(() -> Arrays.asList("a", "b", "c").iterator());
         } else if (type == java.util.Enumeration.class) {
             values.add(() -> java.util.Collections.enumeration(Arrays.asList("a", "b", "c")));
+        } else if ((type.isInterface() || Modifier.isAbstract(type.getModifiers()))
+                && !type.getName().startsWith("java.")) {
+            // An interface or abstract class of the project (a request, a resource): a concrete
+            // class of the project that implements it, if one can be made.
+            Supplier<Object> made = implementing(type, depth);
+            if (made != null) {
+                values.add(made);
+            }
         } else {
             Supplier<Object> made = instances(type, depth);
             if (made != null) {
@@ -545,5 +565,60 @@ public final class Generate {
             }
         }
         return values;
+    }
+
+    /** What an InputStream, a Reader or a ByteBuffer parameter reads. */
+    private static final String[] STREAM_TEXTS = {"hello world\nsecond line\n", "a=1&b=2"};
+
+    private static final Map<Class<?>, Supplier<Object>> IMPLEMENTING = new HashMap<>();
+
+    /** Instances of a concrete class of the project assignable to {@code type}, those of its
+     * package first; null when there is none or none can be made. */
+    static Supplier<Object> implementing(Class<?> type, int depth) {
+        if (IMPLEMENTING.containsKey(type)) {
+            return IMPLEMENTING.get(type);
+        }
+        IMPLEMENTING.put(type, null);
+        Supplier<Object> found = null;
+        for (Class<?> candidate : concrete(type)) {
+            found = instances(candidate, depth);
+            if (found != null) {
+                break;
+            }
+        }
+        IMPLEMENTING.put(type, found);
+        return found;
+    }
+
+    /** The project's concrete classes assignable to {@code type}, its package's first. */
+    static List<Class<?>> concrete(Class<?> type) {
+        String home = type.getPackage() == null ? "" : type.getPackage().getName() + ".";
+        List<Class<?>> found = new ArrayList<>();
+        for (Class<?> candidate : projectTypes()) {
+            if (candidate != type && type.isAssignableFrom(candidate) && !candidate.isInterface()
+                    && !Modifier.isAbstract(candidate.getModifiers())) {
+                found.add(candidate);
+            }
+        }
+        found.sort(java.util.Comparator.comparing(candidate -> !candidate.getName()
+            .startsWith(home) || candidate.getName().indexOf('.', home.length()) >= 0));
+        return found;
+    }
+
+    private static List<Class<?>> loaded;
+
+    /** The project's classes, loaded once (not initialised: nothing of theirs runs). */
+    static List<Class<?>> projectTypes() {
+        if (loaded == null) {
+            loaded = new ArrayList<>();
+            for (String name : projectClasses) {
+                try {
+                    loaded.add(Class.forName(name, false, Generate.class.getClassLoader()));
+                } catch (Throwable e) {
+                    // a class whose dependencies are not on the classpath: not a candidate
+                }
+            }
+        }
+        return loaded;
     }
 }
