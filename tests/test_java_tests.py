@@ -966,3 +966,43 @@ def test_streams_interfaces_and_compared_chars_get_generated_values(tmp_path: Pa
     # 32 and 127 from its source, and the chars beside them: true and false both seen.
     assert {c.value for c in made.calls["isControl"]} == {
         "<boolean>true</boolean>", "<boolean>false</boolean>"}
+
+
+def test_a_body_that_computes_nothing_is_told_from_one_that_computes() -> None:
+    from codereval.analysis.java import computes_nothing
+
+    assert computes_nothing("void removeSelf() {\n    // remove it\n}", name="removeSelf")
+    assert computes_nothing("/** Doc. */\npublic int size() { return 0; }", name="size")
+    assert computes_nothing("String name() { return \"x\"; /* later */ }", name="name")
+    assert not computes_nothing("int size() { return items.size(); }", name="size")
+    assert not computes_nothing("int f() { int x = 1; return x; }", name="f")
+    assert not computes_nothing("int f() { return -1; }", name="g")
+
+
+def test_an_official_pass_of_a_body_that_computes_nothing_is_the_official_test_s_weakness(
+        tmp_path: Path) -> None:
+    """Ours failed, the official test passed: for an empty body that is the official test's
+    weakness, for any other body ours is the stronger test."""
+    from codereval.families.codereval.agreement import JAVA_PASS_CAUSES, compare_java_pass
+    from codereval.families.codereval.official import load_official_results
+    from codereval.model import Outcome, Sample, Stage, Verdict
+    from codereval.storage.store import Run
+
+    task_id = "6367670b1a6d9265ec0179d1"
+    codes = ["void removeSelf() {\n}", "void removeSelf() {\n    next = null;\n}"]
+    path = tmp_path / "official.jsonl"
+    path.write_text(json.dumps({
+        "_id": task_id, "method_name": "removeSelf", "project_name": "p",
+        "code_level": "class_runnable",
+        "generate_results": [{"generate_code": code, "errormessage": "", "is_pass": True}
+                             for code in codes]}) + "\n")
+    task = Task(task_id=task_id, benchmark="codereval-java", language=Language.JAVA,
+                name="removeSelf", prompt="")
+    run = Run(path=tmp_path, tasks=[task],
+              samples=[Sample(task_id=task_id, index=i, raw=c, code=c)
+                       for i, c in enumerate(codes)],
+              outcomes=[Outcome(task_id=task_id, sample_index=i, verdict=Verdict.FAILED,
+                                stage=Stage.RUN) for i in range(2)], meta={})
+    agreement = compare_java_pass(run, load_official_results(path), label="m")
+    assert [d.cause for d in agreement.disagreements] == [
+        JAVA_PASS_CAUSES["hollow"], JAVA_PASS_CAUSES["stronger"]]

@@ -593,3 +593,31 @@ def param_types(params: Node | None) -> tuple[str, ...]:
 def _norm(text: str) -> str:
     text = re.sub(r"@\w+(\.\w+)*(\([^)]*\))?", "", text)
     return re.sub(r"\s+", "", text)
+
+
+_COMMENTS = ("line_comment", "block_comment")
+_LITERALS = frozenset({
+    "decimal_integer_literal", "hex_integer_literal", "octal_integer_literal",
+    "binary_integer_literal", "decimal_floating_point_literal", "hex_floating_point_literal",
+    "true", "false", "null_literal", "character_literal", "string_literal"})
+
+
+def computes_nothing(code: str, *, name: str) -> bool:
+    """Whether the method ``name`` of ``code`` (a method alone, as a sample is, or in its
+    class) computes nothing: its body, comments aside, is empty or returns one literal."""
+    root = java_parser().parse(f"class _Sample {{\n{code}\n}}".encode()).root_node
+    for node in walk_nodes(root):
+        if node.type != "method_declaration" or \
+                node_text(node.child_by_field_name("name")) != name:
+            continue
+        body = node.child_by_field_name("body")
+        if body is None:
+            return False
+        statements = [c for c in body.named_children if c.type not in _COMMENTS]
+        if not statements:
+            return True
+        if len(statements) != 1 or statements[0].type != "return_statement":
+            return False
+        values = [c for c in statements[0].named_children if c.type not in _COMMENTS]
+        return not values or (len(values) == 1 and values[0].type in _LITERALS)
+    return False

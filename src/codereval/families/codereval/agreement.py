@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from codereval.analysis.java import computes_nothing
 from codereval.errors import UserError
 from codereval.families.codereval.official import OfficialResults, load_official_results
 from codereval.model import Language, Outcome, Sample, Stage, Verdict, compiled_untested
@@ -649,6 +650,8 @@ def compare_compile_paths(
 # The causes of a pass disagreement on a task with a recorded test (`build java-tests`).
 JAVA_PASS_CAUSES = {
     "stronger": "recorded test stronger: ours failed what the official test passed",
+    "hollow": "official test weaker: it passed a body that computes nothing (empty, or one "
+              "literal returned), ours failed it",
     "weaker": "recorded test weaker: ours passed what the official test failed",
     "compile_ours": "compile stage: ours did not compile it, the original ran it",
     "compile_official": "compile stage: the original did not compile it, ours ran it",
@@ -717,6 +720,8 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
     _same_samples(run, official)
     tasks = tested_tasks(run)
     outcomes = {(o.task_id, o.sample_index): o for o in run.outcomes}
+    codes = {(s.task_id, s.index): s.code or "" for s in run.samples}
+    names = {t.task_id: t.name for t in run.tasks}
     counts: Counter[str] = Counter()
     disagreements: list[JavaPassDisagreement] = []
     for theirs in sorted(official.outcomes, key=lambda o: (o.task_id, o.sample_index)):
@@ -738,7 +743,10 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
         counts["official_only" if passed_there else "ours_only"] += 1
         if passed_there:
             cause = ("compile_ours" if outcome.verdict is Verdict.COMPILE_ERROR
-                     else "stronger" if outcome.verdict is Verdict.FAILED else "runtime")
+                     else "runtime" if outcome.verdict is not Verdict.FAILED
+                     else "hollow" if computes_nothing(codes.get(key, ""),
+                                                       name=names.get(key[0], ""))
+                     else "stronger")
         else:
             cause = ("compile_official" if theirs.verdict is Verdict.COMPILE_ERROR
                      else "never_ran" if key[0] in never_ran
