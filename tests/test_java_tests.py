@@ -1006,3 +1006,29 @@ def test_an_official_pass_of_a_body_that_computes_nothing_is_the_official_test_s
     agreement = compare_java_pass(run, load_official_results(path), label="m")
     assert [d.cause for d in agreement.disagreements] == [
         JAVA_PASS_CAUSES["hollow"], JAVA_PASS_CAUSES["stronger"]]
+
+
+RARE_SOURCE = """package demo;
+
+public class Rare {
+    public static boolean both(int a, int b) {
+        return a == 100 && b == 100;
+    }
+}
+"""
+
+
+@needs_java
+def test_generation_goes_on_for_a_call_that_does_otherwise_than_the_rest(
+        tmp_path: Path) -> None:
+    """`both` is false on nearly every input: calls that all return false would be a test
+    that `return false;` passes. Generation goes on past the limit (three calls here; the
+    pools reach 100 and 100 on the seventh) for a call that returns otherwise, and keeps it
+    among the three."""
+    target = Target(task_id="both", class_name="demo.Rare", method="both",
+                    types=("int", "int"), package="demo", test_class="Rare_both",
+                    relative="demo/Rare_both.java")
+    made, _ = _generated(tmp_path, {"Rare": RARE_SOURCE}, [target], max_calls=3)
+    values = [c.value for c in made.calls["both"]]
+    assert len(values) == 3
+    assert "<boolean>true</boolean>" in values and "<boolean>false</boolean>" in values

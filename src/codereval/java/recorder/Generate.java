@@ -131,7 +131,15 @@ public final class Generate {
         int unwritten = 0;
         String unwrittenWhy = null;
         Throwable firstError = null;
-        for (int attempt = 0; attempt < ATTEMPTS && recorded < max; attempt++) {
+        // Calls are kept in memory and written at the end: past max, while every call kept
+        // so far did the same (returned one value, or left its inputs as they were), the
+        // attempts go on for a call that does otherwise, since a test made only of such calls
+        // cannot tell the method from a body that does nothing.
+        List<String[]> kept = new ArrayList<>();
+        Set<String> outcomes = new HashSet<>();
+        for (int attempt = 0; attempt < ATTEMPTS
+                && (kept.size() < max || (outcomes.size() < 2 && kept.size() < 4 * max));
+                attempt++) {
             Object self = receiver.get();
             if (!Modifier.isStatic(method.getModifiers()) && self == null) {
                 Recorder.dropFor(target, "no receiver: its constructor failed");
@@ -170,12 +178,20 @@ public final class Generate {
             if (error != null && (!edges || (thrown + 1) * 4 > max)) {
                 continue;
             }
-            if (Recorder.writeCall(target, signature, before, self, arguments, result[0], error)) {
-                recorded++;
+            String[] fields = Recorder.serialise(target, signature, before, self, arguments,
+                result[0], error);
+            if (fields != null) {
+                kept.add(fields);
+                outcomes.add(outcomeOf(fields));
                 thrown += error != null ? 1 : 0;
             } else {
                 unwritten++;
                 unwrittenWhy = unwrittenWhy != null ? unwrittenWhy : Recorder.lastError();
+            }
+        }
+        for (String[] fields : chosen(kept, max)) {
+            if (Recorder.emit(target, fields)) {
+                recorded++;
             }
         }
         if (recorded == 0) {
@@ -185,6 +201,40 @@ public final class Generate {
                 + (unwritten == 0 ? "" : ", " + unwritten + " did not serialise (receiver, "
                 + "arguments or result: " + unwrittenWhy + ")"));
         }
+    }
+
+    /** What a call did, as far as telling it from a body that does nothing goes. */
+    static String outcomeOf(String[] fields) {
+        return fields[2] + "\0" + fields[3] + "\0" + fields[1].equals(fields[4]);
+    }
+
+    /**
+     * Up to {@code max} of {@code kept}, in the order they were made: the first call of each
+     * distinct outcome, then the others in order.
+     */
+    static List<String[]> chosen(List<String[]> kept, int max) {
+        Set<String> seen = new HashSet<>();
+        boolean[] take = new boolean[kept.size()];
+        int taken = 0;
+        for (int i = 0; i < kept.size() && taken < max; i++) {
+            if (seen.add(outcomeOf(kept.get(i)))) {
+                take[i] = true;
+                taken++;
+            }
+        }
+        for (int i = 0; i < kept.size() && taken < max; i++) {
+            if (!take[i]) {
+                take[i] = true;
+                taken++;
+            }
+        }
+        List<String[]> result = new ArrayList<>();
+        for (int i = 0; i < kept.size(); i++) {
+            if (take[i]) {
+                result.add(kept.get(i));
+            }
+        }
+        return result;
     }
 
     /**

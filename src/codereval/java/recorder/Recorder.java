@@ -201,6 +201,16 @@ public final class Recorder {
     /** Serialises what the call left and writes it; false when it could not be recorded. */
     static boolean writeCall(Target target, String signature, String before, Object self,
                              Object[] arguments, Object value, Throwable thrown) {
+        String[] fields = serialise(target, signature, before, self, arguments, value, thrown);
+        return fields != null && emit(target, fields);
+    }
+
+    /**
+     * A call as written: {signature, before, outcome, result, after}; null when what it left
+     * does not serialise (the reason dropped for the target).
+     */
+    static String[] serialise(Target target, String signature, String before, Object self,
+                              Object[] arguments, Object value, Throwable thrown) {
         String outcome;
         String result;
         if (thrown != null) {
@@ -214,22 +224,27 @@ public final class Recorder {
             result = toXml(value);
             if (result == null) {
                 drop(target, "the value returned does not serialise: " + lastError.get());
-                return false;
+                return null;
             }
         }
         String after = toXml(new Object[] {self, arguments});
         if (after == null) {
             drop(target, "the receiver or an argument after the call does not serialise: "
                 + lastError.get());
-            return false;
+            return null;
         }
+        return new String[] {signature, before, outcome, result, after};
+    }
+
+    /** Writes a serialised call; false past the target's limit. */
+    static boolean emit(Target target, String[] fields) {
         synchronized (LOCK) {
             if (target.recorded >= config.max) {
                 return false;
             }
             target.recorded++;
-            write("call", target.id, b64(signature), b64(before), outcome, b64(result),
-                b64(after));
+            write("call", target.id, b64(fields[0]), b64(fields[1]), fields[2], b64(fields[3]),
+                b64(fields[4]));
             return true;
         }
     }
