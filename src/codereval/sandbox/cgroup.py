@@ -28,7 +28,11 @@ JOIN_FAILED = b"codereval-sandbox: cannot join cgroup"
 JOIN_FAILED_STATUS = 125
 
 _counter = itertools.count()
-_KILL_PATIENCE = 3.0
+# How long a launch's processes may take to go once killed. A sample's exit is fast on a
+# quiet host; on one running a JVM build and two evaluations beside the suite, a killed
+# tree outlived 3 s (a passing sample then read as infra_error). Waiting longer costs
+# nothing when they go at once.
+_KILL_PATIENCE = 10.0
 _FREEZE_PATIENCE = 0.5
 _REMOVE_PATIENCE = 1.0
 
