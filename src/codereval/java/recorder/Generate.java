@@ -457,10 +457,12 @@ public final class Generate {
             }
         } else if (type == char.class || type == Character.class) {
             for (char c : target.chars) values.add(() -> c);
-            // A number the method compares a char with (ch < 32, ch == 127), and beside it.
+            // A number the method compares a char with (ch < 32, ch == 127), and beside it:
+            // from 32 up only, since a smaller constant (0, 1, 2) is an index or a count far
+            // more often than a character code, and \0 crowds out the texts' own characters.
             for (long n : target.numbers) {
                 for (long v : new long[] {n, n - 1, n + 1}) {
-                    if (v >= 0 && v <= Character.MAX_VALUE) values.add(() -> (char) v);
+                    if (n >= 32 && v <= Character.MAX_VALUE) values.add(() -> (char) v);
                 }
             }
         } else if (type == int.class || type == Integer.class) {
