@@ -1092,14 +1092,28 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
                                         max_calls=options.max_calls,
                                         timeout=options.suite_timeout)
         report.suites[project] = suite
+
+        def generated_in(folder: Path, wanted: Sequence[Target], *,
+                         info: JavaEnvInfo = info) -> Recording:
+            return generate_calls(info, wanted, tools=tools, sandbox=sandbox, work=folder,
+                                  max_calls=options.max_calls, timeout=options.suite_timeout,
+                                  edges=options.edge_inputs)
+
+        def calibrated_in(folder: Path, wanted: dict[str, tuple[Target, list[Call]]], *,
+                          info: JavaEnvInfo = info, project: str = project
+                          ) -> dict[str, _Settled]:
+            failing = calibrate(info, wanted, tools=tools, sandbox=sandbox, work=folder,
+                                jobs=options.jobs, timeout=options.timeout, project=project,
+                                progress=options.progress)
+            return {task_id: _settle(calls, failing.get(task_id, set()))
+                    for task_id, (_target, calls) in wanted.items()}
+
         generated: set[str] = set()
         # Generated inputs stand in wherever the suite gives no test: a method it never calls,
         # or calls none of which serialise.
         without = [t for t in targets.values() if not recording.calls.get(t.task_id)]
         if options.generate and without:
-            made = generate_calls(info, without, tools=tools, sandbox=sandbox, work=project_work,
-                                  max_calls=options.max_calls, timeout=options.suite_timeout,
-                                  edges=options.edge_inputs)
+            made = generated_in(project_work, without)
             for missing in without:
                 if made.calls.get(missing.task_id):
                     recording.calls[missing.task_id] = made.calls[missing.task_id]
@@ -1125,15 +1139,13 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
             tests[task.task_id] = (target, calls)
         if not tests:
             continue
-        failing = calibrate(info, tests, tools=tools, sandbox=sandbox, work=project_work,
-                            jobs=options.jobs, timeout=options.timeout, project=project,
-                            progress=options.progress)
-        settled = {task_id: _settle(calls, failing.get(task_id, set()))
-                   for task_id, (_target, calls) in tests.items()}
+        settled = calibrated_in(project_work, tests)
         for task_id in generated:
-            if task_id in settled and recording.dropped.get(task_id):
-                settled[task_id].detail = (f"the suite's {recording.dropped[task_id]} call(s) "
-                                           "did not serialise; generated inputs instead")
+            if recording.dropped.get(task_id):
+                done = settled[task_id]
+                lost = f"the suite's {recording.dropped[task_id]} call(s) did not serialise"
+                done.detail = (f"{lost}; generated inputs instead" if done.status == "recorded"
+                               else f"{lost}; generated inputs: {done.detail}")
         # A suite whose calls the reference does not reproduce (time, state another test left,
         # identity-hash order) gets a second chance from generated inputs, in a fresh JVM,
         # calibrated the same way; the check says which calls were used and why.
@@ -1142,17 +1154,11 @@ def _record_all(tasks: Sequence[Task], options: JavaTestsOptions, *, specs: dict
         if options.generate and retry:
             again = project_work / "fallback"
             again.mkdir(parents=True, exist_ok=True)
-            made = generate_calls(info, retry, tools=tools, sandbox=sandbox, work=again,
-                                  max_calls=options.max_calls, timeout=options.suite_timeout,
-                                  edges=options.edge_inputs)
+            made = generated_in(again, retry)
             second = {t.task_id: (t, _dominant(made.calls[t.task_id])) for t in retry
                       if made.calls.get(t.task_id)}
             if second:
-                failing = calibrate(info, second, tools=tools, sandbox=sandbox, work=again,
-                                    jobs=options.jobs, timeout=options.timeout,
-                                    project=project, progress=options.progress)
-                for task_id, (_target, calls) in second.items():
-                    fresh = _settle(calls, failing.get(task_id, set()))
+                for task_id, fresh in calibrated_in(again, second).items():
                     if fresh.status == "recorded":
                         fresh.detail = (f"the suite's calls: {settled[task_id].detail}; "
                                         "generated inputs instead")

@@ -47,24 +47,13 @@ public final class Generate {
     /** Whether the pools hold null, empty values and negatives (set once, from the config). */
     static boolean edges;
 
-    /** The project's own class names, from the config's class folders. */
-    static final List<String> projectClasses = new ArrayList<>();
+    /** The folders of the project's own classes (from the config). */
+    static List<java.nio.file.Path> classFolders = new ArrayList<>();
 
     public static void main(String[] args) throws Exception {
         Recorder.Config config = Recorder.Config.read(Paths.get(args[0]));
         edges = config.edges;
-        for (java.nio.file.Path root : config.classes) {
-            if (!java.nio.file.Files.isDirectory(root)) {
-                continue;
-            }
-            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-                files.map(file -> root.relativize(file).toString())
-                    .filter(name -> name.endsWith(".class") && !name.matches(".*\\$[0-9].*"))
-                    .map(name -> name.substring(0, name.length() - 6).replace('/', '.'))
-                    .sorted()
-                    .forEach(projectClasses::add);
-            }
-        }
+        classFolders = config.classes;
         Recorder.start(config);
         for (Recorder.Target target : config.targets) {
             try {
@@ -243,11 +232,15 @@ public final class Generate {
      * code, not the task's), those of the method's package first; null when none is made.
      */
     static Supplier<Object> inheriting(Class<?> owner, Method method) {
-        for (Class<?> type : concrete(owner)) {
-            if (overrides(type, method)) {
-                continue;
-            }
-            Supplier<Object> made = instances(type, 3);
+        List<Class<?>> candidates = concrete(owner);
+        candidates.removeIf(type -> overrides(type, method));
+        return firstMade(candidates, 3);
+    }
+
+    /** Instances of the first of {@code candidates} that {@link #instances} can make. */
+    private static Supplier<Object> firstMade(List<Class<?>> candidates, int depth) {
+        for (Class<?> candidate : candidates) {
+            Supplier<Object> made = instances(candidate, depth);
             if (made != null) {
                 return made;
             }
@@ -630,14 +623,9 @@ public final class Generate {
         if (IMPLEMENTING.containsKey(type)) {
             return IMPLEMENTING.get(type);
         }
+        // Held as none while it is looked for: a constructor that takes the type itself.
         IMPLEMENTING.put(type, null);
-        Supplier<Object> found = null;
-        for (Class<?> candidate : concrete(type)) {
-            found = instances(candidate, depth);
-            if (found != null) {
-                break;
-            }
-        }
+        Supplier<Object> found = firstMade(concrete(type), depth);
         IMPLEMENTING.put(type, found);
         return found;
     }
@@ -659,16 +647,35 @@ public final class Generate {
 
     private static List<Class<?>> loaded;
 
-    /** The project's classes, loaded once (not initialised: nothing of theirs runs). */
+    /**
+     * The project's classes (not anonymous ones), listed from its class folders and loaded
+     * once, the first time a subclass is looked for; not initialised: nothing of theirs runs.
+     */
     static List<Class<?>> projectTypes() {
-        if (loaded == null) {
-            loaded = new ArrayList<>();
-            for (String name : projectClasses) {
-                try {
-                    loaded.add(Class.forName(name, false, Generate.class.getClassLoader()));
-                } catch (Throwable e) {
-                    // a class whose dependencies are not on the classpath: not a candidate
-                }
+        if (loaded != null) {
+            return loaded;
+        }
+        List<String> names = new ArrayList<>();
+        for (java.nio.file.Path root : classFolders) {
+            if (!java.nio.file.Files.isDirectory(root)) {
+                continue;
+            }
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+                files.map(file -> root.relativize(file).toString())
+                    .filter(name -> name.endsWith(".class") && !name.matches(".*\\$[0-9].*"))
+                    .map(name -> name.substring(0, name.length() - 6).replace('/', '.'))
+                    .forEach(names::add);
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                // a folder that cannot be read: no candidates from it
+            }
+        }
+        java.util.Collections.sort(names);
+        loaded = new ArrayList<>();
+        for (String name : names) {
+            try {
+                loaded.add(Class.forName(name, false, Generate.class.getClassLoader()));
+            } catch (Throwable e) {
+                // a class whose dependencies are not on the classpath: not a candidate
             }
         }
         return loaded;

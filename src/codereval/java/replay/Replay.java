@@ -27,8 +27,6 @@ import com.thoughtworks.xstream.XStream;
 public final class Replay {
     private Replay() {}
 
-    /** Equal doubles and floats, as a recording can hold them: within this relative error. */
-    private static final double TOLERANCE = 1e-9;
     private static final int SHOWN = 300;
 
     private static XStream xstream() {
@@ -149,11 +147,7 @@ public final class Replay {
             }
         }
         String after = xstream.toXML(new Object[] {self, arguments});
-        // Against the recording, or against it rebuilt once as the inputs were: a class whose
-        // readObject fills a field (log4j's LoggingEvent, its location) writes it back.
-        // Or, last, as a graph: hash-ordered sets and maps in any order (Structure).
-        if (!after.equals(call[3]) && !after.equals(rebuilt(xstream, call[3]))
-                && !Structure.equal(xstream.fromXML(call[3]), new Object[] {self, arguments})) {
+        if (!after.equals(call[3]) && !sameAfter(xstream, call[3], after, self, arguments)) {
             return self != null && !xstream.toXML(self).equals(receiverOf(xstream, call[3]))
                 ? "left its receiver other than the original did"
                 : "left its arguments other than the original did";
@@ -161,12 +155,22 @@ public final class Replay {
         return null;
     }
 
-    private static String rebuilt(XStream xstream, String xml) {
+    /**
+     * Whether the state after a call, whose XML ({@code after}) differs from the recording's,
+     * is the recorded one all the same: against the recording rebuilt once as the inputs were
+     * (a class whose readObject fills a field, log4j's LoggingEvent and its location, writes it
+     * back), or, last, as a graph, hash-ordered sets and maps in any order (Structure).
+     */
+    private static boolean sameAfter(XStream xstream, String recording, String after,
+                                     Object self, Object[] arguments) {
+        Object recorded = xstream.fromXML(recording);
+        String rebuilt;
         try {
-            return xstream.toXML(xstream.fromXML(xml));
+            rebuilt = xstream.toXML(recorded);
         } catch (RuntimeException e) {
-            return xml;
+            rebuilt = recording;
         }
+        return after.equals(rebuilt) || Structure.equal(recorded, new Object[] {self, arguments});
     }
 
     private static String receiverOf(XStream xstream, String after) {
@@ -186,12 +190,8 @@ public final class Replay {
         }
         if ((expected instanceof Double || expected instanceof Float)
                 && (actual instanceof Double || actual instanceof Float)) {
-            double a = ((Number) expected).doubleValue();
-            double b = ((Number) actual).doubleValue();
-            if (Double.isNaN(a) || Double.isNaN(b)) {
-                return Double.isNaN(a) && Double.isNaN(b);
-            }
-            return a == b || Math.abs(a - b) <= TOLERANCE * Math.max(1.0, Math.max(Math.abs(a), Math.abs(b)));
+            return Structure.close(((Number) expected).doubleValue(),
+                ((Number) actual).doubleValue());
         }
         if (expected.getClass().isArray()) {
             if (!actual.getClass().isArray() || Array.getLength(expected) != Array.getLength(actual)

@@ -42,9 +42,8 @@ final class Structure {
     static boolean equal(Object expected, Object actual) {
         try {
             return new Structure().same(expected, actual);
-        } catch (Exhausted e) {
-            return false;
         } catch (RuntimeException | StackOverflowError e) {
+            // Exhausted (past the budget), or a graph whose own methods throw: not the same.
             return false;
         }
     }
@@ -107,7 +106,9 @@ final class Structure {
         return result;
     }
 
-    private static boolean close(double a, double b) {
+    /** Equal doubles and floats, as a recording can hold them: within a relative 1e-9, NaN
+     * equal to NaN (Replay's comparison of returned values uses it too). */
+    static boolean close(double a, double b) {
         if (Double.isNaN(a) || Double.isNaN(b)) {
             return Double.isNaN(a) && Double.isNaN(b);
         }
