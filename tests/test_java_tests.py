@@ -428,6 +428,8 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert untested["verdict"] == "infra_error" and "no official test" in untested["detail"]
     wrong = outcomes[(IDS["clamp"], 1)]
     assert wrong["verdict"] == "failed" and "recorded call" in wrong["stderr_tail"]
+    # The outcome says which call differed and how, not only that the test printed false.
+    assert wrong["detail"].startswith("the test printed false: recorded call "), wrong
     # The official is_pass, on the tasks with a test: both clamp samples agree.
     done = run_cli("compare", run, results, "--json")
     assert done.exit_code == 0, done
@@ -435,6 +437,7 @@ def test_recorded_tests_judge_samples_end_to_end(  # type: ignore[no-untyped-def
     assert [(r["tasks"], r["compared"], r["agreement"]) for r in passing] == [(1, 2, 100.0)]
     # The official test ran to its end there (a sample passed): nothing is left out.
     assert [(r["ran_tasks"], r["ran_compared"]) for r in passing] == [(1, 2)]
+    assert [(r["checked_tasks"], r["checked_compared"]) for r in passing] == [(1, 2)]
     # pass@k over the tasks with a test: open's compiled sample is neither a pass nor a fail.
     done = run_cli("score", run)
     assert done.exit_code == 0, done
@@ -977,6 +980,12 @@ def test_a_body_that_computes_nothing_is_told_from_one_that_computes() -> None:
     assert not computes_nothing("int size() { return items.size(); }", name="size")
     assert not computes_nothing("int f() { int x = 1; return x; }", name="f")
     assert not computes_nothing("int f() { return -1; }", name="g")
+    # A loop that does nothing in its body computes nothing either; one that calls does.
+    idle = "void addAll(final Stream[] s) {\n    for (int i = s.length - 1; i >= 0; i--) {\n" \
+           "        // add it\n    }\n}"
+    assert computes_nothing(idle, name="addAll")
+    assert not computes_nothing("void f() { while (it.hasNext()) { } }", name="f")
+    assert not computes_nothing("void f() { for (int i = 0; i < 3; i++) { n++; } }", name="f")
 
 
 def test_an_official_pass_of_a_body_that_computes_nothing_is_the_official_test_s_weakness(
@@ -1006,6 +1015,36 @@ def test_an_official_pass_of_a_body_that_computes_nothing_is_the_official_test_s
     agreement = compare_java_pass(run, load_official_results(path), label="m")
     assert [d.cause for d in agreement.disagreements] == [
         JAVA_PASS_CAUSES["hollow"], JAVA_PASS_CAUSES["stronger"]]
+
+
+def test_a_task_whose_official_test_passed_a_body_that_computes_nothing_is_told_apart(
+        tmp_path: Path) -> None:
+    """The official test is blind to the method when it passed a body that computes nothing;
+    not so when the reference computes nothing as well (then the empty body is right)."""
+    from codereval.families.codereval.agreement import official_blind
+    from codereval.families.codereval.official import load_official_results
+    from codereval.model import Sample
+    from codereval.storage.store import Run
+
+    blind, fine, literal = ("6367670b1a6d9265ec0179e1", "6367670b1a6d9265ec0179e2",
+                            "6367670b1a6d9265ec0179e3")
+    rows = {blind: ("void drop() {\n}", True), fine: ("void drop() {\n}", False),
+            literal: ("int size() { return 0; }", True)}
+    path = tmp_path / "official.jsonl"
+    path.write_text("".join(json.dumps({
+        "_id": task_id, "method_name": "m", "project_name": "p", "code_level": "class_runnable",
+        "generate_results": [{"generate_code": code, "errormessage": "", "is_pass": ok}]}) + "\n"
+        for task_id, (code, ok) in rows.items()))
+    references = {blind: ("drop", "void drop() { items.clear(); }"),
+                  fine: ("drop", "void drop() { items.clear(); }"),
+                  literal: ("size", "int size() { return 0; }")}
+    run = Run(path=tmp_path, meta={}, outcomes=[],
+              tasks=[Task(task_id=t, benchmark="codereval-java", language=Language.JAVA,
+                          name=name, prompt="", reference=reference)
+                     for t, (name, reference) in references.items()],
+              samples=[Sample(task_id=t, index=0, raw=code, code=code)
+                       for t, (code, _) in rows.items()])
+    assert official_blind([(run, load_official_results(path))]) == {blind}
 
 
 RARE_SOURCE = """package demo;

@@ -604,7 +604,8 @@ _LITERALS = frozenset({
 
 def computes_nothing(code: str, *, name: str) -> bool:
     """Whether the method ``name`` of ``code`` (a method alone, as a sample is, or in its
-    class) computes nothing: its body, comments aside, is empty or returns one literal."""
+    class) computes nothing: its body, comments aside, is empty, loops without doing anything,
+    or returns one literal."""
     root = java_parser().parse(f"class _Sample {{\n{code}\n}}".encode()).root_node
     for node in walk_nodes(root):
         if node.type != "method_declaration" or \
@@ -614,10 +615,31 @@ def computes_nothing(code: str, *, name: str) -> bool:
         if body is None:
             return False
         statements = [c for c in body.named_children if c.type not in _COMMENTS]
-        if not statements:
-            return True
-        if len(statements) != 1 or statements[0].type != "return_statement":
-            return False
-        values = [c for c in statements[0].named_children if c.type not in _COMMENTS]
-        return not values or (len(values) == 1 and values[0].type in _LITERALS)
+        last = statements[-1] if statements else None
+        if last is not None and last.type == "return_statement":
+            values = [c for c in last.named_children if c.type not in _COMMENTS]
+            if values and (len(values) > 1 or values[0].type not in _LITERALS):
+                return False
+            statements = statements[:-1]
+        return all(_idle(statement) for statement in statements)
+    return False
+
+
+# What a loop's header may hold and still do nothing: no call, no object made, no assignment
+# (a counter's ++ or -- is fine), so an empty loop over a parameter's length is idle.
+_ACTIVE = frozenset({"method_invocation", "object_creation_expression", "assignment_expression",
+                     "array_creation_expression", "lambda_expression"})
+_LOOPS = frozenset({"for_statement", "enhanced_for_statement", "while_statement",
+                    "do_statement"})
+
+
+def _idle(statement: Node) -> bool:
+    if statement.type in _COMMENTS or statement.type == ";":
+        return True
+    if statement.type == "block":
+        return all(_idle(c) for c in statement.named_children)
+    if statement.type in _LOOPS:
+        body = statement.child_by_field_name("body")
+        return body is not None and _idle(body) and not any(
+            n.type in _ACTIVE for n in walk_nodes(statement))
     return False

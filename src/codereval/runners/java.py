@@ -537,6 +537,13 @@ def split_marker(stdout: str, marker: str) -> tuple[str, str]:
     return status, "\n".join(kept)
 
 
+def _because(verdict: str, stderr: str) -> str:
+    """A failed check's detail with the test's own reason: the last line it wrote to stderr
+    (a recorded test's replay names the call and what differed there)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return f"{verdict}: {lines[-1][:300]}" if lines else verdict
+
+
 def _classify(
     result: ExecResult, *, base: dict[str, object], marker: str, test: TestSource,
     compat: bool, note: str,
@@ -574,7 +581,8 @@ def _classify(
         if "true" in words and "false" not in words:
             return done(Verdict.PASSED, Stage.DONE, "compat: stdout has true and no false")
         if result.exit_code == 0 and result.signal is None:
-            return done(Verdict.FAILED, Stage.CHECK, "compat: stdout lacks true or has false")
+            return done(Verdict.FAILED, Stage.CHECK,
+                        _because("compat: stdout lacks true or has false", stderr))
         return done(Verdict.RUNTIME_ERROR, Stage.RUN, exception_line(stderr))
     finished = bool(status) and result.exit_code == 0
     if not finished:
@@ -588,7 +596,7 @@ def _classify(
         return done(Verdict.RUNTIME_ERROR, Stage.RUN, why)
     if test.kind is TestKind.JAVA_MAIN:
         if "false" in words:
-            return done(Verdict.FAILED, Stage.CHECK, "the test printed false")
+            return done(Verdict.FAILED, Stage.CHECK, _because("the test printed false", stderr))
         if "true" not in words:
             return done(Verdict.FAILED, Stage.CHECK, "the test printed no true")
         return done(Verdict.PASSED, Stage.DONE, "")

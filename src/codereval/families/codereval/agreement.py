@@ -650,8 +650,8 @@ def compare_compile_paths(
 # The causes of a pass disagreement on a task with a recorded test (`build java-tests`).
 JAVA_PASS_CAUSES = {
     "stronger": "recorded test stronger: ours failed what the official test passed",
-    "hollow": "official test weaker: it passed a body that computes nothing (empty, or one "
-              "literal returned), ours failed it",
+    "hollow": "official test weaker: it passed a body that computes nothing (empty, idle "
+              "loops, or one literal returned), ours failed it",
     "weaker": "recorded test weaker: ours passed what the official test failed",
     "compile_ours": "compile stage: ours did not compile it, the original ran it",
     "compile_official": "compile stage: the original did not compile it, ours ran it",
@@ -690,6 +690,11 @@ class JavaPassAgreement(Model):
     ran_tasks: int = 0
     ran_compared: int = 0
     ran_agreement: float = 0.0
+    # The same, left out also the tasks whose official test is blind to the method (see
+    # official_blind): there an official pass says nothing of the sample either.
+    checked_tasks: int = 0
+    checked_compared: int = 0
+    checked_agreement: float = 0.0
     infra_errors: int
     causes: dict[str, int]
     disagreements: list[JavaPassDisagreement]
@@ -712,8 +717,29 @@ def official_never_ran(officials: Sequence[OfficialResults]) -> frozenset[str]:
                      if seen <= stopped and Verdict.RUNTIME_ERROR in seen)
 
 
+def official_blind(pairs: Sequence[tuple[Run, OfficialResults]]) -> frozenset[str]:
+    """Tasks whose official test passed, in any run and official file given, a body that
+    computes nothing (see computes_nothing: the sample's method as the run extracted it) while
+    the reference computes something: that test does not look at what the method does, so its
+    pass is no verdict on a sample."""
+    blind: set[str] = set()
+    for run, official in pairs:
+        references = {t.task_id: (t.name, t.reference) for t in run.tasks}
+        codes = {(s.task_id, s.index): s.code or "" for s in run.samples}
+        for outcome in official.outcomes:
+            task = references.get(outcome.task_id)
+            if not outcome.passed or task is None or outcome.task_id in blind:
+                continue
+            name, reference = task
+            code = codes.get((outcome.task_id, outcome.sample_index), "")
+            if computes_nothing(code, name=name) and not computes_nothing(reference, name=name):
+                blind.add(outcome.task_id)
+    return frozenset(blind)
+
+
 def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
-                      never_ran: frozenset[str] = frozenset()) -> JavaPassAgreement:
+                      never_ran: frozenset[str] = frozenset(),
+                      blind: frozenset[str] = frozenset()) -> JavaPassAgreement:
     """Ours ``passed`` against the official ``is_pass``, sample by sample, on the tasks with a
     test; each disagreement's cause from the two verdicts (see JAVA_PASS_CAUSES), judged over
     all the files compared for ``never_ran`` (see official_never_ran)."""
@@ -735,10 +761,13 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
         counts["compared"] += 1
         passed_there = theirs.passed
         ran = key[0] not in never_ran
+        checked = ran and key[0] not in blind
         counts["ran_compared"] += ran
+        counts["checked_compared"] += checked
         if outcome.passed == passed_there:
             counts["both_pass" if passed_there else "both_fail"] += 1
             counts["ran_agree"] += ran
+            counts["checked_agree"] += checked
             continue
         counts["official_only" if passed_there else "ours_only"] += 1
         if passed_there:
@@ -764,6 +793,8 @@ def compare_java_pass(run: Run, official: OfficialResults, *, label: str,
         agreement=_percent(counts["both_pass"] + counts["both_fail"], compared),
         ran_tasks=len(tasks - never_ran), ran_compared=counts["ran_compared"],
         ran_agreement=_percent(counts["ran_agree"], counts["ran_compared"]),
+        checked_tasks=len(tasks - never_ran - blind), checked_compared=counts["checked_compared"],
+        checked_agreement=_percent(counts["checked_agree"], counts["checked_compared"]),
         infra_errors=counts["infra"],
         causes=dict(Counter(d.cause for d in disagreements).most_common()),
         disagreements=disagreements)
@@ -773,8 +804,10 @@ def compare_java_pass_paths(pairs: Sequence[tuple[Path, Path]],
                             labels: Sequence[str]) -> list[JavaPassAgreement]:
     loaded = [(load_run(run_dir), load_official_results(official_path), label)
               for (run_dir, official_path), label in zip(pairs, labels, strict=True)]
-    never_ran = official_never_ran([official for _, official, _ in loaded])
-    return [compare_java_pass(run, official, label=label, never_ran=never_ran)
+    officials = [official for _, official, _ in loaded]
+    never_ran = official_never_ran(officials)
+    blind = official_blind([(run, official) for run, official, _ in loaded])
+    return [compare_java_pass(run, official, label=label, never_ran=never_ran, blind=blind)
             for run, official, label in loaded]
 
 

@@ -90,15 +90,17 @@ def _print_pass(results: list[JavaPassAgreement], *, details: bool) -> None:
                   title_justify="left",
                   caption="pass/fail columns: the official verdict, then ours; official ran: "
                           "left out the tasks whose official test never ran to its end "
-                          "(tasks, agreement)",
+                          "(tasks, agreement); official checks: left out also the tasks whose "
+                          "official test passed a body that computes nothing",
                   caption_justify="left")
     for name in ("model", "tasks", "samples", "agree", "pass pass", "fail fail", "pass fail",
-                 "fail pass", "official ran"):
+                 "fail pass", "official ran", "official checks"):
         table.add_column(name, justify="left" if name == "model" else "right")
     for r in results:
         table.add_row(r.label, str(r.tasks), str(r.compared), f"{r.agreement:.2f}%",
                       str(r.both_pass), str(r.both_fail), str(r.official_only),
-                      str(r.ours_only), f"{r.ran_tasks}: {r.ran_agreement:.2f}%")
+                      str(r.ours_only), f"{r.ran_tasks}: {r.ran_agreement:.2f}%",
+                      f"{r.checked_tasks}: {r.checked_agreement:.2f}%")
     console.print(table)
     causes: Counter[str] = Counter()
     for r in results:
