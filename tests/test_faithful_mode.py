@@ -271,3 +271,64 @@ def test_compat_gives_the_original_containers_host_name_and_hosts_file(
     # Without --compat the sample sees this machine's own name, whatever it resolves to.
     assert verdicts["default"] != "passed"
     assert Path("/etc/hosts").read_text() == hosts_before
+
+
+def test_compat_runs_warm_with_the_fresh_paths_verdicts(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    """The official tree is mounted per project from a warm worker: the same verdicts as a
+    fresh sandbox per sample, and each outcome says which executor ran it."""
+    _bwrap_or_skip()
+    runs = {}
+    for executor in ("fresh", "warm"):
+        (tmp_path / executor).mkdir()
+        runs[executor] = _evaluate(run_cli, prepared, tmp_path / executor, "--compat",
+                                   "--executor", executor)
+    assert {k: r["verdict"] for k, r in runs["warm"].items()} == \
+        {k: r["verdict"] for k, r in runs["fresh"].items()}
+    for executor, rows in runs.items():
+        assert {r["provenance"]["executor"] for r in rows.values()} == {executor}
+
+
+def test_what_a_compat_sample_leaves_is_gone_for_the_next_on_the_same_worker(
+    prepared: Path, tmp_path: Path, run_cli  # type: ignore[no-untyped-def]
+) -> None:
+    _bwrap_or_skip()
+    # One job: every sample goes through the same warm worker, its tree mounted at the same
+    # place. Each checks that nothing of the one before is there, then leaves its own marks:
+    # in the project, in its home, beside the tree (a tmpfs on the host-less /home), in /tmp.
+    marks = ("/home/travis/builds/repos/acme---ledger/left.txt",
+             "/home/travis/builds/repos/acme---ledger/ledger/left.txt",
+             "/root/left.txt", "/home/travis/left.txt", "/tmp/left.txt")
+    leaves = (
+        "def add_cents(a, b):\n"
+        "    import os\n"
+        f"    marks = {marks!r}\n"
+        "    assert not [m for m in marks if os.path.exists(m)], marks\n"
+        # Its files are links to the sealed base: replaced, not written through.
+        "    money = '/home/travis/builds/repos/acme---ledger/ledger/money.py'\n"
+        "    text = open(money).read()\n"
+        "    os.unlink(money)\n"
+        "    open(money, 'w').write(text + '\\nLEFT = 1\\n')\n"
+        "    for m in marks:\n"
+        "        open(m, 'w').write('x')\n"
+        "    return a + b\n"
+    )
+    checks = (
+        "def add_cents(a, b):\n"
+        "    import os\n"
+        f"    marks = {marks!r}\n"
+        "    assert not [m for m in marks if os.path.exists(m)], marks\n"
+        "    text = open('/home/travis/builds/repos/acme---ledger/ledger/money.py').read()\n"
+        "    assert 'LEFT = 1' not in text\n"
+        "    return a + b\n"
+    )
+    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [leaves, checks, leaves]})
+    result = run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--compat",
+                     "--executor", "warm", "--jobs", "1", "--timeout", "30",
+                     "--out", tmp_path / "run")
+    assert result.exit_code == 0, result
+    rows = [json.loads(line) for line in (tmp_path / "run" / "outcomes.jsonl").read_text()
+            .splitlines()]
+    assert [(r["verdict"], r["provenance"]["executor"]) for r in rows] == \
+        [("passed", "warm")] * 3, rows

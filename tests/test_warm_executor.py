@@ -447,19 +447,71 @@ def test_other_programs_are_executed_inside_the_same_sandbox(pool: WarmPool) -> 
     assert given == b"yes" and b"warm_server.py" in init
 
 
-def test_a_request_that_moves_a_mount_goes_to_the_fresh_sandbox(
+def test_a_mount_that_differs_per_sample_goes_to_the_fresh_sandbox(
     pool: WarmPool, tmp_path: Path
 ) -> None:
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "f.txt").write_text("seen")
+    read = "print(open('/tmp/view/f.txt').read())"
     with pool.slot() as slot:
+        # Read-only and the same for every sample: a worker keeps it mounted.
         scratch = slot.new_scratch()
-        request = ExecRequest(
-            argv=(PY, "-c", "print(open('/tmp/view/f.txt').read())"), cwd=scratch,
-            scratch=scratch, mounts=(Mount(source=tmp_path / "data", target=Path("/tmp/view")),),
-        )
-        result, executor = slot.run(request)
-    assert (executor, result.stdout) == ("fresh", b"seen\n")
+        shared = ExecRequest(
+            argv=(PY, "-c", read), cwd=scratch, scratch=scratch,
+            mounts=(Mount(source=tmp_path / "data", target=Path("/tmp/view")),))
+        assert slot.run(shared)[1] == "warm"
+        # Writable, outside the slot's fixed folders: another sample would find its writes.
+        writable = ExecRequest(
+            argv=(PY, "-c", read), cwd=scratch, scratch=scratch,
+            mounts=(Mount(source=tmp_path / "data", target=Path("/tmp/view"), writable=True),))
+        # The sample's own scratch, moved: a new source for every sample.
+        (scratch / "own").mkdir()
+        (scratch / "own" / "f.txt").write_text("seen")
+        own = ExecRequest(
+            argv=(PY, "-c", read), cwd=scratch, scratch=scratch,
+            mounts=(Mount(source=scratch / "own", target=Path("/tmp/view")),))
+        for request in (writable, own):
+            result, executor = slot.run(request)
+            assert (executor, result.stdout) == ("fresh", b"seen\n")
+
+
+def test_a_slots_fixed_folder_is_emptied_after_each_sample_but_its_mount_points_stay(
+    pool: WarmPool, tmp_path: Path
+) -> None:
+    """--compat mounts the original's tree and home at fixed paths from the slot's fixed
+    folders: what a sample writes there, or in the tmpfs made for a path the host lacks, is
+    gone for the next sample of the same worker; a mount inside one stays usable."""
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "lib.txt").write_text("library")
+    missing = Path("/home") / f"codereval-absent-{os.getpid()}"
+    assert not missing.exists()
+    code = textwrap.dedent(f"""
+        import os
+        seen = sorted(os.listdir('/opt/ws')) + sorted(os.listdir('/home'))
+        print(seen, open('/opt/ws/tool/lib.txt').read())
+        open('/opt/ws/left.txt', 'w').write('x')
+        os.makedirs('/opt/ws/tool-not', exist_ok=True)
+        open('{missing}/dropped.txt', 'w').write('x')
+        open('/home/junk.txt', 'w').write('x')
+    """)
+    results = []
+    with pool.slot() as slot:
+        for _ in range(2):
+            fixed = slot.fixed("ws")
+            scratch = slot.new_scratch()
+            request = ExecRequest(
+                argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
+                mounts=(Mount(source=fixed, target=Path("/opt/ws"), writable=True),
+                        Mount(source=tmp_path / "tool", target=Path("/opt/ws/tool")),
+                        Mount(source=tmp_path / "tool", target=missing / "tool")))
+            result, executor = slot.run(request)
+            assert (executor, result.exit_code) == ("warm", 0), result
+            results.append(result.stdout.decode().strip())
+            # Emptied by the worker before the run returned, the way to the mounts kept.
+            assert sorted(p.name for p in fixed.iterdir()) == ["tool"]
+    name = missing.name
+    assert results == [f"['tool', '{name}'] library"] * 2
+    assert len(pool.workers()) == 1
 
 
 # --- preloading ------------------------------------------------------------------------------
@@ -878,8 +930,9 @@ def test_a_request_the_workers_cannot_serve_starts_only_at_go(
     elsewhere.mkdir()
     with pool.slot() as slot:
         request, scratch = _held_request(slot, "touch booted; read line; echo fresh")
+        # Writable, not a fixed folder of the slot: no worker may keep it.
         moved = dataclasses.replace(
-            request, mounts=(Mount(source=elsewhere, target=Path("/opt/x")),))
+            request, mounts=(Mount(source=elsewhere, target=Path("/opt/x"), writable=True),))
         with slot.start(moved) as held:
             time.sleep(0.3)
             assert not (scratch / "booted").exists()

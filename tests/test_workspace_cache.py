@@ -204,3 +204,39 @@ def test_codereval_workspace_reuse_0_makes_every_view_anew(
     assert PythonProjectRunner()._workspace_cache(ctx) is None
     monkeypatch.delenv("CODEREVAL_WORKSPACE_REUSE")
     assert PythonProjectRunner()._workspace_cache(ctx) is not None
+
+
+def test_a_workspace_kept_in_place_is_what_a_new_one_would_be_in_the_same_folder(
+    tmp_path: Path, cache: WorkspaceCache
+) -> None:
+    """--compat's warm workers keep the project folder mounted: the workspace stays in it
+    between samples, its folder never moved, and is what a new one would be for each."""
+    base = _base(tmp_path)
+    folder = tmp_path / "mounted"
+    folder.mkdir()
+    inode = os.stat(folder).st_ino
+    first = cache.checkout_in_place(base, folder, CHANGED_A)
+    assert cache.checkin_in_place(first)
+    second = cache.checkout_in_place(base, folder, CHANGED_B)
+    assert (cache.stats.made, cache.stats.reused) == (1, 1)
+    assert os.stat(folder).st_ino == inode and second.path == folder
+    assert tree_hash(folder) == tree_hash(_fresh(base, tmp_path, CHANGED_B, "fresh-b"))
+    assert os.lstat(folder / "pkg" / "mod.py").st_ino == os.lstat(base / "pkg" / "mod.py").st_ino
+
+
+@pytest.mark.parametrize("tamper", [_add_file, _remove_link, _replace_link, _add_folder,
+                                    _chmod_folder])
+def test_a_workspace_in_place_the_sample_changed_is_emptied_and_made_anew(
+    tmp_path: Path, cache: WorkspaceCache, tamper: Callable[[Path], None]
+) -> None:
+    base = _base(tmp_path)
+    folder = tmp_path / "mounted"
+    folder.mkdir()
+    lease = cache.checkout_in_place(base, folder, CHANGED_A)
+    tamper(lease.path)
+    assert not cache.checkin_in_place(lease)
+    # Emptied, the folder itself kept (a worker has it mounted).
+    assert folder.is_dir() and list(folder.iterdir()) == []
+    again = cache.checkout_in_place(base, folder, CHANGED_A)
+    assert cache.stats.reused == 0
+    assert tree_hash(again.path) == tree_hash(_fresh(base, tmp_path, CHANGED_A, "fresh"))

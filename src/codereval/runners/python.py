@@ -15,6 +15,7 @@ Without ``compat`` the stricter behaviour stays, and an outcome's detail says wh
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -55,7 +56,7 @@ from codereval.runners.python_imports import ImportClosure, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
 from codereval.source.inject import InjectionError, inject_at, inject_last_def, syntax_problem
 from codereval.workspace.cache import Lease, WorkspaceCache
-from codereval.workspace.views import choose_strategy, make_workspace
+from codereval.workspace.views import choose_strategy, empty_folder, make_workspace
 
 if TYPE_CHECKING:
     from codereval.sandbox.warm import Slot
@@ -496,18 +497,70 @@ class PythonProjectRunner(Runner):
     ) -> Outcome:
         sealed = env is not None and plan.base == env.source_dir and self._sealed(env)
         strategy = choose_strategy(ctx.sandbox.isolation, sealed=sealed)
-        workspace = scratch / "project"
+        machine = compat_machine(task) if ctx.compat and plan.view else None
+        platform = self._faithful_platform(machine, ctx)
         (scratch / "tmp").mkdir()
+        if platform is None or slot is None:
+            return self._execute_in(task, plan, env, ctx, scratch, outcome, slot,
+                                    workspace=scratch / "project", strategy=strategy,
+                                    platform=platform, machine=machine, in_place=False)
+        # The original's tree, mounted per sample, from a warm worker: at folders of the slot
+        # that its workers keep mounted (one set per worker: a worker makes its mount points
+        # in them). The worker empties the home after each sample, keeping its mount points;
+        # the project folder is ours: it keeps the project's workspace between samples when the
+        # cache can tell it is as new, as kept workspaces are (see WorkspaceCache).
+        python = self._interpreter(env)
+        fixed = slot.fixed("compat-" + _digest(
+            f"{plan.view}\0{python}\0{env.path if env is not None else ''}"))
+        project = slot.fixed(fixed.name + "-project", kept=True)
+        done = self._execute_in(task, plan, env, ctx, scratch, outcome, slot,
+                                workspace=project, strategy=strategy, platform=platform,
+                                machine=machine, in_place=True, home=fixed / "home")
+        if done.provenance.executor != "warm":
+            # Served fresh (no worker could start, so none has it mounted): ours to empty.
+            _empty(fixed / "home")
+        return done
+
+    def _execute_in(
+        self,
+        task: Task,
+        plan: _Plan,
+        env: Environment | None,
+        ctx: RunContext,
+        scratch: Path,
+        outcome: Callable[..., Outcome],
+        slot: Slot | None,
+        *,
+        workspace: Path,
+        strategy: str,
+        platform: Machine | None,
+        machine: Machine | None,
+        in_place: bool,
+        home: Path | None = None,
+    ) -> Outcome:
+        """``in_place``: ``workspace`` is a folder a warm worker keeps mounted, to fill and
+        leave empty (or as the cache's kept workspace); ``home``: the compat home to mount,
+        by default a new one beside the workspace."""
         lease: Lease | None = None
         cache = self._workspace_cache(ctx) if strategy == "hardlink" else None
-        if plan.base is None:
-            workspace.mkdir()
+        if in_place:
+            # Left empty by the last sample, unless the cache keeps its workspace there.
+            if cache is not None and plan.base is not None:
+                lease = cache.checkout_in_place(plan.base, workspace, plan.changed)
+            else:
+                _empty(workspace)
+                cache = None
+        if lease is not None:
+            pass
+        elif plan.base is None:
+            workspace.mkdir(exist_ok=in_place)
             for rel, text in plan.changed.items():
                 (workspace / rel).write_text(text, encoding="utf-8")
         elif cache is not None:
             lease = cache.checkout(plan.base, workspace, plan.changed)
         else:
-            make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy)
+            make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy,
+                           into_empty=in_place)
         python = self._interpreter(env)
         harness = scratch / "harness.py"
         harness.write_text(self._harness, encoding="utf-8")
@@ -516,8 +569,6 @@ class PythonProjectRunner(Runner):
         env_vars = self._env_vars(python, workspace, scratch)
         root, notes = workspace, []
         hostname: str | None = None
-        machine = compat_machine(task) if ctx.compat and plan.view else None
-        platform = self._faithful_platform(machine, ctx)
         if platform is not None:
             assert ctx.tests_dir is not None
             root = platform.root / plan.view
@@ -525,14 +576,17 @@ class PythonProjectRunner(Runner):
                 Mount(source=(ctx.tests_dir / "repos").resolve(), target=platform.root),
                 Mount(source=workspace, target=root, writable=True),
             )
+            home = home or scratch / "home"
             if platform.home is not None:
-                # A private, empty home in the sample's scratch: the host's stays unseen.
-                (scratch / "home").mkdir()
-                mounts += (Mount(source=scratch / "home", target=platform.home, writable=True),)
+                # A private, empty home: the host's stays unseen.
+                home.mkdir(exist_ok=True)
+                mounts += (Mount(source=home, target=platform.home, writable=True),)
             hosts = platform.hosts_file()
             if hosts is not None:
-                (scratch / "hosts").write_text(hosts, encoding="utf-8")
-                mounts += (Mount(source=scratch / "hosts", target=Path("/etc/hosts")),)
+                hosts_path = home.parent / "hosts"
+                if not hosts_path.exists() or hosts_path.read_text(encoding="utf-8") != hosts:
+                    hosts_path.write_text(hosts, encoding="utf-8")
+                mounts += (Mount(source=hosts_path, target=Path("/etc/hosts")),)
             hostname = platform.hostname
             env_vars = platform.environment(python=python, scratch=scratch, cwd=root)
         elif machine is not None:
@@ -562,7 +616,7 @@ class PythonProjectRunner(Runner):
             limits=ctx.limits,
             hostname=hostname,
         )
-        if slot is not None and platform is None:
+        if slot is not None:
             # The project tree is never preloaded (it changes per sample): only what it uses.
             project_dirs = [plan.base] if plan.base is not None else []
             result, executor = slot.run(
@@ -573,11 +627,15 @@ class PythonProjectRunner(Runner):
                 scripts=(self._harness,),
             )
         else:
-            # The compat view mounts the official tree per sample: only a fresh sandbox can.
             result, executor = ctx.sandbox.run(request), "fresh"
         if lease is not None and cache is not None:
             # Every process of the sample is gone once the sandbox has returned.
-            cache.checkin(lease)
+            if in_place:
+                cache.checkin_in_place(lease)
+            else:
+                cache.checkin(lease)
+        elif in_place:
+            _empty(workspace)
         report = _read_result(result_path)
         judged = _judge(result, report, marker, outcome)
         judged = judged.model_copy(
@@ -638,6 +696,15 @@ class PythonProjectRunner(Runner):
 
 
 _TRAVIS = "/home/travis/"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _empty(folder: Path) -> None:
+    if folder.is_dir():
+        empty_folder(folder)
 
 
 def _machine_bound(test_text: str) -> bool:

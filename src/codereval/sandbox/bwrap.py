@@ -383,7 +383,7 @@ class BwrapSandbox(Sandbox):
         binds.append((request.scratch, request.scratch, True))
         # A mount at a path the host lacks (the original platform's /home/travis/...) needs a
         # private tmpfs over its deepest existing ancestor: the read-only root has no room.
-        virtual = _virtual_roots([m.target for m in request.mounts], request.scratch)
+        virtual = virtual_roots([m.target for m in request.mounts], request.scratch)
         for root in virtual:
             argv += ["--tmpfs", str(root)]
         covered = (*PRIVATE_DIRS, *virtual)
@@ -464,7 +464,7 @@ def _merged_mounts(first: ExecRequest, then: ExecRequest) -> tuple[Mount, ...] |
     return tuple(merged.values())
 
 
-def _virtual_roots(targets: list[Path], scratch: Path) -> list[Path]:
+def virtual_roots(targets: list[Path], scratch: Path) -> list[Path]:
     """The existing folders to cover with a private tmpfs so that every mount target can be made.
 
     For a target the host lacks, that is the parent of its first missing component (for

@@ -21,8 +21,13 @@ one sample at a time runs in a slot, so a sample sees no other sample's files.
 
 A request is served warm when its program is a Python interpreter run as ``python [-I -u -E
 -s -B] script|-c code [args]``; anything else (``sh``, a compiler) is exec'd from a forked child
-in the same sandbox. Requests whose mounts move a path (the compat view of the original
-platform) cannot be served by a sandbox already set up and go to the fresh sandbox instead.
+in the same sandbox. A worker keeps its mounts for every sample it serves, so a request is
+served warm only when each of its mounts will be the same for the next sample: read-only and
+not the sample's own scratch, or one of the slot's fixed folders (``Slot.fixed``), which the
+worker empties after every sample, keeping the mount points in them. That is how ``--compat``
+runs warm: the original platform's tree, its project folder and its home are mounted at the
+original machine's paths from fixed folders the runner fills per sample. Any other request goes
+to the fresh sandbox.
 """
 
 from __future__ import annotations
@@ -51,10 +56,10 @@ from codereval.errors import UserError
 from codereval.sandbox._common import allocation_failed, cpu_limit_hit, error_result, to_result
 from codereval.sandbox._supervise import OutputCap, Supervised, find_program
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
-from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.bwrap import BwrapSandbox, virtual_roots
 from codereval.sandbox.cgroup import RunCgroup, probe
 from codereval.sandbox.disk import DiskGuard, disk_guard
-from codereval.workspace.views import remove_tree
+from codereval.workspace.views import empty_folder, remove_tree
 
 log = logging.getLogger("codereval.warm")
 
@@ -239,8 +244,11 @@ class WarmWorker:
 
     def __init__(self, *, key: WorkerKey, slot_dirs: tuple[Path, ...], home: Path,
                  bwrap: BwrapSandbox,
-                 limits: Limits, preload: Preload, trusted: Sequence[str] | None) -> None:
+                 limits: Limits, preload: Preload, trusted: Sequence[str] | None,
+                 kept: frozenset[Path] = frozenset()) -> None:
         self.key = key
+        # Writable mounts the worker empties after each sample (see Slot.fixed).
+        self.emptied = tuple(m for m in key.mounts if m.writable and m.source not in kept)
         self.slot_dirs = slot_dirs
         self.home = home
         self.broken = ""
@@ -339,6 +347,11 @@ class WarmWorker:
         child.close()
         self._sock = host
         config = {"stdlib": list(key.stdlib), "project_dirs": list(key.project_dirs),
+                  # Emptied after each sample as /tmp is: the private tmpfs bubblewrap lays
+                  # where a mount's target is missing, and the request's writable mounts (a
+                  # slot's fixed folders, see Slot.fixed); mount points in them stay.
+                  "wipe": [str(r) for r in virtual_roots([m.target for m in mounts], scratch)]
+                  + [str(m.target) for m in self.emptied],
                   "imports": list(key.imports),
                   "scripts": list(key.scripts),
                   "environ": dict(key.env),
@@ -407,6 +420,12 @@ class WarmWorker:
             self._cgroup.remove()
             self._cgroup = None
         remove_tree(self.home)
+        # What its samples left in the fixed folders it mounted writable, had it not emptied
+        # them (retired after a failed clean-up): with its mount namespace gone, ours to empty.
+        for mount in self.emptied:
+            if mount.source.is_dir():
+                with contextlib.suppress(OSError):
+                    empty_folder(mount.source)
 
     # -- one sample -----------------------------------------------------------------------
 
@@ -782,13 +801,37 @@ class Slot:
         path.mkdir(mode=0o700)
         return path
 
+    def fixed(self, name: str, *, kept: bool = False) -> Path:
+        """A folder of this slot that lives as long as the pool, for a request to mount where
+        a sample must find it (the original platform's tree, its home): a worker started with
+        it sees what each sample puts there. Nothing of it is another slot's.
+
+        Mounted writable, the worker empties it after each sample, keeping the mount points
+        bubblewrap made in it (removing one from the host would unmount it in the worker).
+        ``kept``: its user keeps what it holds between samples and empties it when needed (a
+        workspace reused in place); the worker never does, so no mount may be made in it."""
+        path = self.pool.root / "fixed" / f"slot-{self.index}" / name
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if kept:
+            with self.pool._lock:
+                self.pool._kept.add(path)
+        return path
+
     def accepts(self, request: ExecRequest) -> str:
-        """'' when a warm worker can serve the request, else why the fresh sandbox must."""
+        """'' when a warm worker can serve the request, else why the fresh sandbox must.
+
+        A worker keeps its mounts for every sample it serves: a mount is fine when it is the
+        same for the next sample (read-only, not the sample's own scratch) or is one of this
+        slot's fixed folders, which their user empties between samples."""
+        fixed = self.pool.root / "fixed" / f"slot-{self.index}"
         for mount in request.mounts:
+            if mount.source.is_relative_to(fixed):
+                continue
+            if mount.writable:
+                return f"the request mounts {mount.source} writable at {mount.target}"
             # A path mounted at itself needs no resolving (the usual case: no syscalls).
-            if mount.writable or (mount.source != mount.target
-                                  and mount.source.resolve() != mount.target.resolve()):
-                return f"the request mounts {mount.source} at {mount.target} (writable or moved)"
+            if mount.source != mount.target and mount.source.is_relative_to(request.scratch):
+                return f"the request mounts its own {mount.source} at {mount.target}"
         return ""
 
     def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
@@ -880,6 +923,8 @@ class WarmPool:
         self._roots = (root,) if memory is None else (root, memory)
         # Slots whose folders exist (made on a slot's first lease, kept until close).
         self._made: set[int] = set()
+        # Fixed folders their user empties (Slot.fixed(kept=True)), never the workers.
+        self._kept: set[Path] = set()
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[Slot]:
@@ -961,7 +1006,12 @@ class WarmPool:
 
         def go() -> tuple[ExecResult, str]:
             try:
-                return worker.finish(handle), "warm"
+                result = worker.finish(handle)
+                if worker.emptied:
+                    # The worker empties the fixed folders after the sample: their user fills
+                    # them for the next one only when that is done.
+                    worker.settle()
+                return result, "warm"
             finally:
                 self._release(key, slot, entry)
 
@@ -988,16 +1038,20 @@ class WarmPool:
         for old in evicted:
             old.close()
         home = self.root / f"worker-{secrets.token_hex(8)}"
+        with self._lock:
+            kept = frozenset(self._kept)
         try:
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
-                                limits=limits, preload=self.preload, trusted=trusted)
+                                limits=limits, preload=self.preload, trusted=trusted,
+                                kept=kept)
         except WorkerError:
             if (trusted is not None or self.preload.mode == "none"
                     or not (key.project_dirs or key.imports)):
                 raise
             # A preload that breaks the server: start without it rather than not at all.
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
-                                limits=limits, preload=Preload(mode="none"), trusted=None)
+                                limits=limits, preload=Preload(mode="none"), trusted=None,
+                                kept=kept)
         if trusted is None and worker.skipped:
             log.info("warm worker %s: not preloaded: %s", key.python, worker.skipped)
         entry = _Entry(worker=worker, busy=True)

@@ -55,7 +55,9 @@ GROUPS = []  # type: list[list[str]]
 COMPILED = {}  # type: dict[bytes, object]
 # In a sample's child: the sys.path entries already checked for shadowing (see path_changed).
 CHECKED = set()  # type: set[str]
-WIPED = ("/tmp", "/run", "/dev/shm")
+# Emptied after every sample; the host adds the private tmpfs it lays over a folder the host
+# lacks (the original platform's /home for a --compat tree), writable by samples as well.
+WIPED = ["/tmp", "/run", "/dev/shm"]
 SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 # What Python itself ignores at startup (writes then fail with EPIPE / EFBIG instead).
 PY_IGNORED = ("SIGPIPE", "SIGXFSZ")
@@ -959,6 +961,7 @@ def main():
     config, _ = _receive(sock)
     if config is None:
         return
+    WIPED.extend(f for f in config.get("wipe", []) if f not in WIPED)
     given = config.get("environ", {})
     STARTUP_ENV.update({k: v for k, v in os.environ.items() if k not in given and k != "PWD"})
     loaded, skipped, tainted = _preload(config)

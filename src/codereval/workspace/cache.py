@@ -28,7 +28,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codereval.workspace.views import SKIP_DIRS, make_workspace, place, remove_tree
+from codereval.workspace.views import (
+    SKIP_DIRS,
+    empty_folder,
+    make_workspace,
+    place,
+    remove_tree,
+)
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +134,9 @@ class WorkspaceCache:
         self.capacity = max(0, capacity)
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, tuple[BaseKey, _Kept]] = OrderedDict()
+        # Folders that stay where they are (see checkout_in_place) -> the base's workspace
+        # they hold as new, and its listing.
+        self._placed: dict[Path, tuple[BaseKey, Listing]] = {}
         self.stats = CacheStats()
 
     def checkout(self, base: Path, dest: Path, changed: Mapping[str, str]) -> Lease:
@@ -189,6 +198,68 @@ class WorkspaceCache:
         for path in evicted:
             remove_tree(path)
         return True
+
+    def checkout_in_place(self, base: Path, folder: Path, changed: Mapping[str, str]) -> Lease:
+        """A workspace of ``base`` in ``folder``, which must stay where it is (a warm worker
+        keeps it mounted): the workspace the folder already holds when the last lease left it
+        as new (see checkin_in_place), with only ``changed`` swapped; else the folder emptied
+        and linked anew."""
+        rels = tuple(sorted({os.path.normpath(rel) for rel in changed}))
+        st = os.stat(base)
+        key = (str(base), st.st_dev, st.st_ino, st.st_ctime_ns)
+        eligible = self.capacity > 0 and _reusable(base, rels)
+        with self._lock:
+            placed = self._placed.pop(folder, None)
+        if placed is not None and eligible and placed[0] == key:
+            try:
+                self._write(folder, changed)
+                listing = _rescan(folder, placed[1], _parents(rels))
+            except OSError as exc:
+                log.info("the workspace in %s could not be reused: %s", folder, exc)
+            else:
+                with self._lock:
+                    self.stats.reused += 1
+                return Lease(path=folder, base=base, key=key, changed=rels, listing=listing)
+        empty_folder(folder)
+        with self._lock:
+            self.stats.made += 1
+        if eligible:
+            try:
+                make_workspace(base, folder, changed=changed, strategy="hardlink", strict=True,
+                               into_empty=True)
+                return Lease(path=folder, base=base, key=key, changed=rels, listing=scan(folder))
+            except OSError:
+                empty_folder(folder)
+        make_workspace(base, folder, changed=changed, strategy="hardlink", into_empty=True)
+        return Lease(path=folder, base=base, key=key, changed=rels, listing=None)
+
+    def checkin_in_place(self, lease: Lease) -> bool:
+        """Called when the sample of a checkout_in_place has ended and every process of it is
+        gone: the folder keeps the workspace, its changed files restored, for the next lease of
+        the same base if nothing else can differ from what the sample received (as checkin
+        decides); otherwise it is emptied."""
+        reason = "not eligible"
+        if lease.listing is not None:
+            try:
+                now = scan(lease.path)
+            except OSError as exc:
+                now, reason = None, f"unreadable after the sample: {exc}"
+            if now is not None and now != lease.listing:
+                reason = _difference(lease.listing, now)
+            elif now is not None:
+                try:
+                    self._restore(lease)
+                    listing = _rescan(lease.path, now, _parents(lease.changed))
+                except OSError as exc:
+                    reason = f"could not be restored: {exc}"
+                else:
+                    with self._lock:
+                        self._placed[lease.path] = (lease.key, listing)
+                        self.stats.kept += 1
+                    return True
+            self._discard(reason)
+        empty_folder(lease.path)
+        return False
 
     def close(self) -> None:
         with self._lock:

@@ -42,16 +42,21 @@ def choose_strategy(isolation: str, *, sealed: bool) -> str:
 
 def make_workspace(
     base: Path, dest: Path, *, changed: Mapping[str, str], strategy: str = "copy",
-    strict: bool = False,
+    strict: bool = False, into_empty: bool = False,
 ) -> Path:
     """Create ``dest`` as a private view of ``base`` with ``changed`` files (relative path ->
-    text) written as real files. ``dest`` must not exist yet.
+    text) written as real files. ``dest`` must not exist yet, or with ``into_empty`` be an
+    empty folder (one a sandbox keeps mounted).
 
     ``strict``: a file that cannot be hard-linked raises instead of being copied (a reused
     workspace relies on every file being the base's sealed inode)."""
     if strategy not in STRATEGIES:
         raise UserError(f"unknown workspace strategy {strategy!r}", hint=f"one of {STRATEGIES}")
-    dest.mkdir(parents=True)
+    if into_empty and dest.is_dir():
+        if any(dest.iterdir()):
+            raise FileExistsError(f"{dest} is not empty")
+    else:
+        dest.mkdir(parents=True)
     changed_paths = {os.path.normpath(rel) for rel in changed}
     for rel in changed_paths:
         if rel.startswith("..") or os.path.isabs(rel):
@@ -124,6 +129,17 @@ def remove_tree(path: Path) -> None:
             if not os.path.islink(sub):
                 os.chmod(sub, 0o700)
     shutil.rmtree(path)
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove what ``folder`` holds, keeping the folder (a sandbox may have it mounted)."""
+    with os.scandir(folder) as entries:
+        found = list(entries)
+    for entry in found:
+        if entry.is_dir(follow_symlinks=False):
+            remove_tree(Path(entry.path))
+        else:
+            os.unlink(entry.path)
 
 
 def tree_hash(root: Path) -> str:
