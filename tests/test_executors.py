@@ -42,6 +42,16 @@ def test_every_outcome_and_the_run_record_say_which_executor_ran(tmp_path: Path)
     assert Outcome.from_json(line).to_json() == line
 
 
+def test_a_sample_that_ran_no_process_names_no_executor(tmp_path: Path) -> None:
+    bench = load_benchmark("mini-python")
+    broken = Sample(task_id=NORMALIZE, index=0, raw="def normalize(", code="def normalize(")
+    for executor in ("fresh", "warm"):
+        run = evaluate(bench, [broken], run_dir=tmp_path / executor, jobs=1, timeout=20,
+                       executor=executor)
+        [outcome] = run.outcomes
+        assert (outcome.verdict.value, outcome.provenance.executor) == ("syntax_error", "none")
+
+
 def test_outcomes_written_before_executors_existed_still_load() -> None:
     old = (
         '{"task_id":"t","sample_index":0,"verdict":"passed","stage":"done","isolation":"rlimit",'

@@ -338,7 +338,9 @@ class Provenance(Frozen):
     harness_version: str = ""
     # How and where the sample ran: "fresh" (a new sandbox and process on this machine),
     # "warm" (forked from a sandboxed worker, codereval.sandbox.warm), "ray" (a fresh process on
-    # a Ray cluster's node). Empty in outcomes recorded before executors existed, and imports.
+    # a Ray cluster's node), "none" (it ended before any process ran: unparsable, not
+    # injectable, no environment). Empty in outcomes recorded before executors existed, and
+    # imports.
     executor: str = ""
     # How a Java test JVM started: "cds" (with the environment's class-data sharing archive,
     # codereval.java.cds) or "no cds: <why>". None where no JVM ran a test.

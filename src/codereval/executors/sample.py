@@ -110,6 +110,11 @@ class ProvenanceFiller:
         )
 
 
+# A sample that ended here ran no process (unparsable, not injectable, no environment): no
+# executor produced its verdict.
+_BEFORE_ANY_PROCESS = frozenset({Stage.EXTRACT, Stage.INJECT, Stage.ENVIRONMENT})
+
+
 def complete_provenance(
     outcome: Outcome,
     *,
@@ -133,7 +138,8 @@ def complete_provenance(
         code_hash=sample.code_hash(),
         environment=env,
         harness_version=given.harness_version or HARNESS_VERSION,
-        executor=executor if override else (given.executor or executor),
+        executor=executor if override else (
+            given.executor or ("none" if outcome.stage in _BEFORE_ANY_PROCESS else executor)),
         jvm=given.jvm,
     )
     return outcome.model_copy(
