@@ -384,10 +384,20 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
         bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
     cache = default_root()
     envs: dict[str, Environment] = {}
+    missing: set[str] = set()
     for task in inputs.tasks:
         env = find_environment(cache, task.project)
-        assert env is not None and env.ready, f"no environment for {task.project}"
-        envs[task.project] = env
+        if env is None or not env.ready:
+            missing.add(task.project)
+        else:
+            envs[task.project] = env
+    if missing:
+        # The naive baseline runs in the project's environment: without one, neither side.
+        print(f"({sum(t.project in missing for t in inputs.tasks)} task(s) left out: no "
+              f"environment here for {', '.join(sorted(missing))})")
+        inputs = replace(inputs, tasks=[t for t in inputs.tasks if t.project not in missing])
+        samples = [s for s in samples if s.task_id in {t.task_id for t in inputs.tasks}]
+        bench = Benchmark(name=inputs.name, tasks=inputs.tasks)
 
     by_id = {t.task_id: t for t in inputs.tasks}
     naive = (float("inf"), 0)

@@ -66,8 +66,15 @@ def _module_test(check: str) -> str:
     )
 
 
+# A project module the add_cents test imports (a warm worker may preload it): the test
+# changes its state, and fails if a sample before it did.
+RATES = "RATES = {'eur': 1}\n"
+
 TEST_MAP = {
-    ADD_CENTS: _module_test("if add_cents(2, 3) != 5:\n    isT = False"),
+    ADD_CENTS: _module_test(
+        "from ledger import rates\n"
+        "if add_cents(2, 3) != 5 or rates.RATES['eur'] != 1:\n    isT = False\n"
+        "rates.RATES['eur'] = 2"),
     READ_RATE: _module_test(
         'if read_rate("/home/travis/builds/repos/acme---ledger/data/rate.txt") != "1.5":\n'
         "    isT = False"
@@ -134,6 +141,7 @@ def make_world(root: Path, *, standalone_requirements: tuple[str, ...] = ("six==
     _git(repo, "init", "-q")
     (repo / "ledger" / "__init__.py").write_text("")
     (repo / "ledger" / "money.py").write_text(MONEY_PINNED)
+    (repo / "ledger" / "rates.py").write_text(RATES)
     (repo / "data" / "rate.txt").write_text("1.5\n")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "pinned")

@@ -323,7 +323,11 @@ def test_what_a_compat_sample_leaves_is_gone_for_the_next_on_the_same_worker(
         "    assert 'LEFT = 1' not in text\n"
         "    return a + b\n"
     )
-    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [leaves, checks, leaves]})
+    # Run with the test module, before the test imports ledger.rates: was it preloaded? (The
+    # test changes its state and fails when a sample before it did.)
+    seen = "import sys\nprint('preloaded:', 'ledger.rates' in sys.modules)\n"
+    samples = official_samples(tmp_path / "s.jsonl", {ADD_CENTS: [
+        leaves + seen, checks + seen, leaves + seen]})
     result = run_cli("evaluate", "--prepared", prepared, "--samples", samples, "--compat",
                      "--executor", "warm", "--jobs", "1", "--timeout", "30",
                      "--out", tmp_path / "run")
@@ -332,3 +336,5 @@ def test_what_a_compat_sample_leaves_is_gone_for_the_next_on_the_same_worker(
             .splitlines()]
     assert [(r["verdict"], r["provenance"]["executor"]) for r in rows] == \
         [("passed", "warm")] * 3, rows
+    # The project's own module, which no sample changes, came with the worker.
+    assert all("preloaded: True" in r["stdout_tail"] for r in rows), rows

@@ -87,3 +87,48 @@ def test_names_a_folder_holds_shadow_modules_of_that_name(tmp_path: Path) -> Non
     (project / "tools" / "notes.txt").write_text("")
     assert shadowing_names([project / "tools", project]) == {
         "script", "sibling", "django", "app", "tools"}
+
+
+def _graph(tmp_path: Path) -> Path:
+    """A project where the sample goes into ``shop/cart.py`` and the test is
+    ``shop/cart_test.py``: modules that reach the cart in each way there is, and some that
+    do not."""
+    root = tmp_path / "graph"
+    files = {
+        "shop/__init__.py": "",
+        "shop/cart.py": "from shop import prices\n",
+        "shop/cart_test.py": "from shop import cart, report, lazy, dynamic\nimport billing.tax\n",
+        "shop/prices.py": "import decimal\n",  # clean: only the stdlib
+        "shop/report.py": "from shop.cart import total\n",  # imports the cart: never
+        "shop/deep.py": "from shop import report\n",  # through another: never
+        "shop/lazy.py": "def f():\n    from shop import cart\n    return cart\n",  # lazily: fine
+        "shop/dynamic.py": "import importlib\ncart = importlib.import_module('shop.cart')\n",
+        "billing/__init__.py": "from shop.cart import total\n",  # a package __init__: never
+        "billing/tax.py": "RATE = 2\n",  # its package imports the cart: never
+        "audit/__init__.py": "",
+        "audit/log.py": "from audit import sink\n",
+        "audit/sink.py": "from audit import log\n",  # a cycle, clean
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_the_projects_modules_that_cannot_reach_what_samples_change_are_named(
+    tmp_path: Path,
+) -> None:
+    project = _graph(tmp_path)
+    closure = ImportClosure(project)
+    closure.add_file(project / "shop" / "cart_test.py")
+    closure.add_file(project / "audit" / "log.py")
+    own, banned = closure.own_modules([project / "shop" / "cart.py",
+                                       project / "shop" / "cart_test.py"])
+    assert banned == ["shop.cart", "shop.cart_test"]
+    # Packages first; the lazy importer and the dynamic one are the probe's to judge (the
+    # graph cannot see importlib); the cycle is followed once.
+    assert set(own[:2]) == {"shop", "audit"}
+    assert set(own) == {"shop", "audit", "shop.prices", "shop.lazy", "shop.dynamic",
+                        "audit.log", "audit.sink"}
+    for never in ("shop.cart", "shop.report", "shop.deep", "billing", "billing.tax"):
+        assert never not in own

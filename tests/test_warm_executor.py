@@ -27,6 +27,7 @@ from live_processes import live_pids_with
 
 from codereval.errors import UserError
 from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount
+from codereval.sandbox.base import ProjectPreload
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, python_call
 
@@ -515,6 +516,63 @@ def test_a_slots_fixed_folder_is_emptied_after_each_sample_but_its_mount_points_
 
 
 # --- preloading ------------------------------------------------------------------------------
+
+SHOP = {
+    "shop/__init__.py": "",
+    "shop/cart.py": "VALUE = 'first sample'\n",
+    "shop/prices.py": "RATES = {'eur': 1}\nimport decimal\n",
+    "shop/lazy.py": "def cart():\n    from shop import cart\n    return cart.VALUE\n",
+    "shop/dynamic.py": "import importlib\ncart = importlib.import_module('shop.cart')\n",
+    "billing/__init__.py": "from shop import cart\n",
+    "billing/tax.py": "RATE = 2\n",
+}
+
+
+def test_a_projects_own_modules_are_preloaded_unless_they_reach_what_samples_change(
+    pool: WarmPool,
+) -> None:
+    """The project's tree at a fixed path (compat's mounted tree): the modules that cannot
+    reach the file samples change are imported once by the worker; every sample still sees
+    its own version of that file, and no sample sees what another did to a preloaded one."""
+    code = textwrap.dedent("""
+        import sys
+        preloaded = sorted(m for m in sys.modules if m.split('.')[0] in ('shop', 'billing'))
+        sys.path.append('/opt/shop')
+        from shop import cart, lazy, prices
+        print(preloaded, cart.VALUE, lazy.cart(), prices.RATES)
+        prices.RATES['eur'] = 99
+    """)
+    outputs: list[str] = []
+    workers: list[object] = []
+    with pool.slot() as slot:
+        tree = slot.fixed("shop", kept=True)
+        for value in ("first sample", "second sample"):
+            # The host puts each sample's version of the file in place, as the runner does.
+            for rel, text in {**SHOP, "shop/cart.py": f"VALUE = {value!r}\n"}.items():
+                (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+                (tree / rel).write_text(text)
+            scratch = slot.new_scratch()
+            request = ExecRequest(
+                argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
+                env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+                mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
+            # Offered everything but the cart: the worker's probe finds the two that import it.
+            offer = ProjectPreload(root="/opt/shop", cwd="/opt/shop", modules=(
+                "shop", "billing", "shop.prices", "shop.lazy", "shop.dynamic", "billing.tax"),
+                banned=("shop.cart",))
+            result, executor = slot.run(request, project_dirs=(tree,), project=offer,
+                                        imports=("decimal",))
+            assert (executor, result.exit_code) == ("warm", 0), result
+            outputs.append(result.stdout.decode().strip())
+            workers += pool.workers()
+    # One worker served both.
+    assert len(workers) == 2 and workers[0] is workers[1]
+    preloaded = ["shop", "shop.lazy", "shop.prices"]
+    assert outputs == [f"{preloaded} first sample first sample {{'eur': 1}}",
+                       f"{preloaded} second sample second sample {{'eur': 1}}"]
+    skipped = workers[0].skipped  # type: ignore[attr-defined]
+    for name in ("shop.dynamic", "billing", "billing.tax"):
+        assert "samples change (shop.cart)" in skipped[name], skipped
 
 MODULES = {
     "cleanlib": "VALUE = 42\n",

@@ -53,7 +53,7 @@ from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.machine import Machine
 from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.python_imports import ImportClosure, shadowing_names
-from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+from codereval.sandbox.base import ExecRequest, ExecResult, Mount, ProjectPreload
 from codereval.source.inject import InjectionError, inject_at, inject_last_def, syntax_problem
 from codereval.workspace.cache import Lease, WorkspaceCache
 from codereval.workspace.views import choose_strategy, empty_folder, make_workspace
@@ -170,7 +170,7 @@ class PythonProjectRunner(Runner):
         # (read once, when the first of their samples runs warm; see python_imports.py).
         self._import_lock = threading.Lock()
         self._tasks_by_group: dict[tuple[str, bool], list[Task]] = {}
-        self._imports: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self._imports: dict[tuple[str, bool], _Preloads] = {}
         self._harness = (
             resources.files("codereval.runners")
             .joinpath("python_harness.py")
@@ -234,10 +234,9 @@ class PythonProjectRunner(Runner):
 
     def _preload_imports(
         self, task: Task, ctx: RunContext, env: Environment | None
-    ) -> tuple[str, ...]:
-        """What the tests of the task's group import from outside the project: candidates the
-        warm worker probes and preloads. The same for every sample of the group, so its
-        samples share workers."""
+    ) -> _Preloads:
+        """What the tests of the task's group import: candidates the warm worker probes and
+        preloads. The same for every sample of the group, so its samples share workers."""
         group = self._import_group(task, ctx)
         with self._import_lock:
             known = self._imports.get(group)
@@ -246,19 +245,39 @@ class PythonProjectRunner(Runner):
                 project = None if group[1] else self._base_of(env, task, ctx)
                 closure = ImportClosure(project)
                 folders: set[Path] = set() if project is None else {project}
+                changed: list[Path] = []
                 for each in tasks:
                     for path, rel, text in self._entry_files(each, ctx, project):
                         closure.add_file(path, rel=rel, text=text)
                         if project is not None and rel is not None:
                             folders.add((project / rel).parent)
+                    if project is not None:
+                        changed += [project / rel for rel in self._changed_files(each, ctx)]
+                # Before the external modules are read: following the project's packages may
+                # name more of them.
+                own, banned = closure.own_modules(changed)
                 # A name the tests' own folders hold is theirs in a fresh interpreter: never
                 # preloaded, or each sample would forget the preload (warm_server._shadowed).
                 local = shadowing_names(folders)
-                known = self._imports[group] = tuple(
-                    m for m in closure.modules() if m.split(".", 1)[0] not in local
-                )
-                log.debug("preload candidates for %s: %d modules", group[0], len(known))
+                beside = shadowing_names(folders - {project}) if project is not None else set()
+                known = self._imports[group] = _Preloads(
+                    external=tuple(m for m in closure.modules()
+                                   if m.split(".", 1)[0] not in local),
+                    own=tuple(m for m in own if m.split(".", 1)[0] not in beside),
+                    banned=tuple(banned))
+                log.debug("preload candidates for %s: %d modules, %d of the project's",
+                          group[0], len(known.external), len(known.own))
             return known
+
+    def _changed_files(self, task: Task, ctx: RunContext) -> list[str]:
+        """The project files a sample of the task changes: the file it goes into, the test."""
+        test, location = task.test, task.location
+        if test is None or test.kind in OFFICIAL_KINDS:
+            if ctx.tests_dir is None or self._is_standalone_official(task, ctx):
+                return []
+            return [official_test_file(task, ctx.tests_dir, standalone=False)[1]]
+        files = [location.file_path] if location is not None else []
+        return files + ([INLINE_TEST] if test.code else [test.path] if test.path else [])
 
     @staticmethod
     def _base_of(env: Environment | None, task: Task, ctx: RunContext) -> Path | None:
@@ -617,14 +636,20 @@ class PythonProjectRunner(Runner):
             hostname=hostname,
         )
         if slot is not None:
-            # The project tree is never preloaded (it changes per sample): only what it uses.
             project_dirs = [plan.base] if plan.base is not None else []
+            preloads = self._preload_imports(task, ctx, env)
+            # The project's own modules only where every sample finds them at the same path
+            # (the compat tree, mounted from the slot's fixed folder): what a worker imported
+            # from there is what the sample would import, but for the files it changes.
+            own = ProjectPreload(root=str(root), cwd=str(root), modules=preloads.own,
+                                 banned=preloads.banned) if in_place and preloads.own else None
             result, executor = slot.run(
                 request,
                 stdlib=WARM_STDLIB,
                 project_dirs=project_dirs,
-                imports=self._preload_imports(task, ctx, env),
+                imports=preloads.external,
                 scripts=(self._harness,),
+                project=own,
             )
         else:
             result, executor = ctx.sandbox.run(request), "fresh"
@@ -696,6 +721,16 @@ class PythonProjectRunner(Runner):
 
 
 _TRAVIS = "/home/travis/"
+
+
+@dataclass(frozen=True)
+class _Preloads:
+    """A group's preload candidates (see _preload_imports)."""
+
+    external: tuple[str, ...]
+    # The project's modules no sample can change, and the module names of what samples change.
+    own: tuple[str, ...] = ()
+    banned: tuple[str, ...] = ()
 
 
 def _digest(text: str) -> str:

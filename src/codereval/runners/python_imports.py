@@ -89,6 +89,8 @@ class ImportClosure:
     def __init__(self, project: Path | None) -> None:
         self.project = project
         self.external: dict[str, None] = {}  # insertion-ordered set
+        # The project's files each visited file imports when it is imported (see own_modules).
+        self.edges: dict[Path, list[Path]] = {}
         self._seen: set[Path] = set()
         self._own: set[str] = set()
         if project is not None and project.is_dir():
@@ -109,7 +111,10 @@ class ImportClosure:
         pending.append((rel or path.name, text))
         while pending and len(self._seen) < MAX_FILES and len(self.external) < MAX_MODULES:
             file_rel, source = pending.pop()
-            for found in self._visit(file_rel, source):
+            follow = self._visit(file_rel, source)
+            if self.project is not None:
+                self.edges[self.project / file_rel] = follow
+            for found in follow:
                 if found in self._seen:
                     continue
                 self._seen.add(found)
@@ -123,6 +128,84 @@ class ImportClosure:
 
     def modules(self) -> list[str]:
         return list(self.external)[:MAX_MODULES]
+
+    def own_modules(self, changed: Iterable[Path]) -> tuple[list[str], list[str]]:
+        """The project's modules the entry files import that no sample can change: (those, in
+        the order to import them, and the module names of the ``changed`` files).
+
+        A module qualifies when neither it nor anything its import runs is a changed file (the
+        file a sample goes into, the test): what it imports at module level, followed through
+        the project, and the packages above each of those (importing ``a.b.c`` runs
+        ``a/__init__.py`` and ``a/b/__init__.py`` first). A file whose imports were not all
+        followed (the closure hit its limits) does not. Named from the project's root, as the
+        original tests import them (they put it on ``sys.path``). A lazy import (in a function)
+        runs only when called, in the sample's own process: it sees the sample's code. An
+        import this cannot see (``importlib``) is the worker's probe's to find."""
+        project = self.project
+        if project is None:
+            return [], []
+        forbidden = {Path(os.path.normpath(p)) for p in changed}
+
+        def imports_of(path: Path) -> list[Path] | None:
+            """The project files ``path`` imports at module level; None: not known (too many
+            files followed already)."""
+            if path not in self.edges:
+                if not path.is_file() or path.suffix != ".py":
+                    return []  # a namespace package's folder runs nothing
+                if len(self.edges) >= MAX_FILES:
+                    return None
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    return None
+                self.edges[path] = self._visit(str(path.relative_to(project)), text)
+            return self.edges[path]
+
+        def runs(path: Path) -> list[Path] | None:
+            """The files importing ``path``'s module runs directly: its packages and imports."""
+            packages = []
+            folder = path.parent
+            while folder != project and folder.is_relative_to(project):
+                init = folder / "__init__.py"
+                if init.is_file():
+                    packages.append(init)
+                folder = folder.parent
+            own = imports_of(path)
+            return None if own is None else packages + own
+
+        verdict: dict[Path, bool] = {}
+
+        def clean(start: Path) -> bool:
+            # Iterative: a project's import graph can be deep, and has cycles.
+            seen, stack = {start}, [start]
+            while stack:
+                path = stack.pop()
+                if path in forbidden:
+                    return False
+                if verdict.get(path) is True:
+                    continue
+                following = runs(path)
+                if following is None:
+                    return False
+                for nxt in following:
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
+            return True
+
+        names: list[str] = []
+        for path in list(self.edges):
+            if path.suffix != ".py" or not path.is_relative_to(project):
+                continue
+            verdict[path] = ok = clean(path)
+            name = _module_name(project, path)
+            if ok and name is not None:
+                # Its packages run first: clean as well (clean() followed them).
+                parts = name.split(".")
+                names += [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        banned = [n for n in (_module_name(project, p) for p in sorted(forbidden)) if n]
+        # Packages first: importing a submodule imports them anyway.
+        return sorted(dict.fromkeys(names), key=lambda n: n.count(".")), banned
 
     def _visit(self, rel: str, source: str) -> list[Path]:
         """Record the file's external imports; return the project files it imports."""
@@ -161,6 +244,19 @@ class ImportClosure:
                 if name.islower():
                     self.external.setdefault(f"{module}.{name}", None)
         return follow
+
+
+def _module_name(project: Path, path: Path) -> str | None:
+    """``a/b/c.py`` -> ``a.b.c``, ``a/b/__init__.py`` -> ``a.b``, from the project's root."""
+    try:
+        parts = list(path.relative_to(project).with_suffix("").parts)
+    except ValueError:
+        return None
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(parts)
 
 
 def shadowing_names(folders: Iterable[Path]) -> set[str]:

@@ -43,6 +43,19 @@ class Mount:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProjectPreload:
+    """The project's own modules a warm worker may import before forking (see
+    sandbox.warm): ``modules``, from ``root`` (put last on ``sys.path`` while they are
+    imported, as the official tests append it) with ``cwd`` the working directory; never
+    one of ``banned`` (the files samples change), which the worker checks after each import."""
+
+    root: str
+    cwd: str
+    modules: tuple[str, ...]
+    banned: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class ExecRequest:
     argv: tuple[str, ...]
     cwd: Path

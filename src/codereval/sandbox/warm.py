@@ -55,7 +55,14 @@ from typing import Any
 from codereval.errors import UserError
 from codereval.sandbox._common import allocation_failed, cpu_limit_hit, error_result, to_result
 from codereval.sandbox._supervise import OutputCap, Supervised, find_program
-from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox
+from codereval.sandbox.base import (
+    ExecRequest,
+    ExecResult,
+    Limits,
+    Mount,
+    ProjectPreload,
+    Sandbox,
+)
 from codereval.sandbox.bwrap import BwrapSandbox, virtual_roots
 from codereval.sandbox.cgroup import RunCgroup, probe
 from codereval.sandbox.disk import DiskGuard, disk_guard
@@ -161,6 +168,8 @@ class WorkerKey:
     scripts: tuple[str, ...] = ()
     # A scratch outside every slot (the Sandbox adapter's callers): bound into this worker only.
     extra_scratch: str = ""
+    # The project's own modules it may preload (auto preload only).
+    project: ProjectPreload | None = None
 
 
 def _server_env(env: dict[str, str], scratch: Path) -> tuple[tuple[str, str], ...]:
@@ -361,6 +370,10 @@ class WarmWorker:
                   "preload": "none" if (trusted is not None and skip is None)
                   or not (key.project_dirs or key.imports) else preload.config(),
                   "trusted": list(trusted or []),
+                  "project": None if key.project is None else {
+                      "root": key.project.root, "cwd": key.project.cwd,
+                      "modules": list(key.project.modules) if preload.mode == "auto" else [],
+                      "banned": list(key.project.banned)},
                   "optimistic": optimistic, "skip": dict(skip or {})}
         try:
             _send(host, config)
@@ -836,27 +849,30 @@ class Slot:
 
     def run(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
             project_dirs: Sequence[Path] = (), imports: Sequence[str] = (),
-            scripts: Sequence[str] = ()) -> tuple[ExecResult, str]:
+            scripts: Sequence[str] = (),
+            project: ProjectPreload | None = None) -> tuple[ExecResult, str]:
         """Run the request; returns the result and the executor that produced it.
 
         ``scripts``: sources of trusted scripts (ours, never a sample's) that requests run;
         the worker compiles them once and a child whose script file holds exactly one of them
-        runs that code instead of compiling it again.
+        runs that code instead of compiling it again. ``project``: the project's own modules
+        the worker may preload (see ProjectPreload).
         """
         with self.start(request, stdlib=stdlib, project_dirs=project_dirs, imports=imports,
-                        scripts=scripts) as held:
+                        scripts=scripts, project=project) as held:
             return held.go()
 
     def start(self, request: ExecRequest, *, stdlib: Sequence[str] = (),
               project_dirs: Sequence[Path] = (), imports: Sequence[str] = (),
-              scripts: Sequence[str] = ()) -> HeldRun:
+              scripts: Sequence[str] = (), project: ProjectPreload | None = None) -> HeldRun:
         """Start the request's process now and give it its stdin later (``HeldRun.go``), so
         that its start-up (a JVM's) overlaps other work of the same sample (its compile).
         Served fresh, nothing starts before ``go``. Used as a context manager: leaving it
         without ``go`` kills what started."""
         return self.pool._start(self, request, stdlib=tuple(stdlib),
                                 project_dirs=tuple(str(p) for p in project_dirs),
-                                imports=tuple(imports), scripts=tuple(scripts))
+                                imports=tuple(imports), scripts=tuple(scripts),
+                                project=project)
 
 
 class HeldRun:
@@ -958,7 +974,8 @@ class WarmPool:
 
     def _start(self, slot: Slot, request: ExecRequest, *, stdlib: tuple[str, ...],
                project_dirs: tuple[str, ...], imports: tuple[str, ...] = (),
-               scripts: tuple[str, ...] = ()) -> HeldRun:
+               scripts: tuple[str, ...] = (),
+               project: ProjectPreload | None = None) -> HeldRun:
         def fresh() -> tuple[ExecResult, str]:
             return self.sandbox.run(request), "fresh"
 
@@ -980,6 +997,7 @@ class WarmPool:
             imports=imports,
             scripts=scripts,
             extra_scratch="" if in_slot else str(request.scratch),
+            project=project,
         )
         with self._lock:
             reason = self._state.unavailable.get(key)

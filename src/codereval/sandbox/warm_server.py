@@ -55,6 +55,10 @@ GROUPS = []  # type: list[list[str]]
 COMPILED = {}  # type: dict[bytes, object]
 # In a sample's child: the sys.path entries already checked for shadowing (see path_changed).
 CHECKED = set()  # type: set[str]
+# The project's own modules the host offers (config "project"): the only ones a preload may
+# import, and the module names of the files samples change, which none may.
+PROJECT_ALLOWED = set()  # type: set[str]
+PROJECT_BANNED = set()  # type: set[str]
 # Emptied after every sample; the host adds the private tmpfs it lays over a folder the host
 # lacks (the original platform's /home for a --compat tree), writable by samples as well.
 WIPED = ["/tmp", "/run", "/dev/shm"]
@@ -134,6 +138,7 @@ def _snapshot(project_dirs):
                   len(sys.path_hooks), repr(sys.stdout), repr(sys.stderr)],
         "meta_path": [id(finder) for finder in sys.meta_path],
         "project": sorted(_project_modules(project_dirs)),
+        "banned": sorted(n for n in PROJECT_BANNED if n in sys.modules),
     }
 
 
@@ -188,8 +193,12 @@ def _side_effects(before, after):
     # module was imported. One put in front of them, or one removed, changes imports.
     if after["meta_path"][: len(before["meta_path"])] != before["meta_path"]:
         reasons.append("replaced interpreter hooks (import hooks before the standard ones)")
-    if after["project"] != before["project"]:
+    own = set(after["project"]) - set(before["project"])
+    if own - PROJECT_ALLOWED:
         reasons.append("imported the project's own modules (they change per sample)")
+    if after["banned"] != before["banned"]:
+        reasons.append("imported a file samples change (%s)" % ", ".join(
+            sorted(set(after["banned"]) - set(before["banned"]))[:3]))
     return reasons
 
 
@@ -232,6 +241,18 @@ def _wait_for(pid):
             return None
         if reaped == pid:
             return status
+
+
+def _installed(name):
+    """Is the top-level package of ``name`` found before the project's tree (the environment
+    installed the project, or a module of that name)? A fresh interpreter imports that copy."""
+    import importlib.machinery
+
+    top = name.split(".", 1)[0]
+    try:
+        return importlib.machinery.PathFinder.find_spec(top, BASE_PATH) is not None
+    except (ImportError, ValueError):
+        return True
 
 
 def _third_party(project_dirs):
@@ -285,7 +306,26 @@ def _preload(config):
 
 
 def _preload_modules(config):
-    project_dirs = config.get("project_dirs", [])
+    project = config.get("project") or {}
+    if not project:
+        return _preload_from(config, list(config.get("project_dirs", [])), [])
+    # The project's own modules come from its tree where the samples find it: on sys.path
+    # last, as the official tests append it, and from its folder, as the tests run there.
+    PROJECT_ALLOWED.update(project.get("modules", []))
+    PROJECT_BANNED.update(project.get("banned", []))
+    root = project["root"]
+    sys.path.append(root)
+    try:
+        os.chdir(project.get("cwd") or "/")
+        return _preload_from(config, [*config.get("project_dirs", []), root],
+                             list(project.get("modules", [])))
+    finally:
+        os.chdir("/")
+        if root in sys.path:
+            sys.path.remove(root)
+
+
+def _preload_from(config, project_dirs, own):
     loaded, skipped = [], {}
     for name in config.get("stdlib", []):
         try:
@@ -308,6 +348,8 @@ def _preload_modules(config):
         # for samples no faster.)
         candidates = list(config.get("imports", [])) or _third_party(project_dirs)
         forced = False
+        # The project's modules after the rest: what they import is mostly preloaded by then.
+        candidates += [n for n in own if n not in candidates and not _installed(n)]
     elif isinstance(choice, list):
         candidates, forced = choice, True
     else:
