@@ -528,6 +528,44 @@ SHOP = {
 }
 
 
+def test_a_second_slots_worker_imports_what_the_first_found_clean_without_probing(
+    pool: WarmPool,
+) -> None:
+    """Workers that differ only in their slot's fixed folders trust each other: started at
+    the same time, the second waits for the first's findings instead of probing again."""
+    code = "import sys; print('shop.prices' in sys.modules)"
+    offer = ProjectPreload(root="/opt/shop", cwd="/opt/shop",
+                           modules=("shop", "shop.prices", "billing"), banned=("shop.cart",))
+    outputs: dict[int, str] = {}
+
+    def one(index: int, slot: Slot) -> None:
+        tree = slot.fixed("shop", kept=True)
+        for rel, text in SHOP.items():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_text(text)
+        scratch = slot.new_scratch()
+        request = ExecRequest(
+            argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
+            env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+            mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
+        # (A list of what the tests import: without one, all of site-packages is a candidate.)
+        result, executor = slot.run(request, project_dirs=(tree,), project=offer,
+                                    imports=("decimal",))
+        outputs[index] = f"{executor} {result.stdout.decode().strip()}"
+
+    with pool.slot() as first, pool.slot() as second:
+        threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate((first, second))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        workers = pool.workers()
+    assert outputs == {0: "warm True", 1: "warm True"}
+    assert len(workers) == 2
+    # One probed and skipped billing (it imports the cart); the other only imported the list.
+    assert sorted(bool(w.skipped) for w in workers) == [False, True]  # type: ignore[attr-defined]
+
+
 def test_a_projects_own_modules_are_preloaded_unless_they_reach_what_samples_change(
     pool: WarmPool,
 ) -> None:

@@ -247,7 +247,9 @@ class ImportClosure:
 
 
 def _module_name(project: Path, path: Path) -> str | None:
-    """``a/b/c.py`` -> ``a.b.c``, ``a/b/__init__.py`` -> ``a.b``, from the project's root."""
+    """``a/b/c.py`` -> ``a.b.c``, ``a/b/__init__.py`` -> ``a.b``: the name the project's root
+    on ``sys.path`` imports it by. None for a file in a folder that is no package (a script's,
+    or ``src/``): its modules are imported by another name, from another path."""
     try:
         parts = list(path.relative_to(project).with_suffix("").parts)
     except ValueError:
@@ -256,6 +258,11 @@ def _module_name(project: Path, path: Path) -> str | None:
         parts.pop()
     if not parts or not all(p.isidentifier() for p in parts):
         return None
+    folder = project
+    for part in parts[:-1] if path.name != "__init__.py" else parts:
+        folder = folder / part
+        if not (folder / "__init__.py").is_file():
+            return None
     return ".".join(parts)
 
 

@@ -914,6 +914,8 @@ class _State:
     workers: dict[tuple[WorkerKey, int], _Entry] = field(default_factory=dict)
     # Modules an earlier worker of the environment preloaded after probing them.
     trusted: dict[WorkerKey, list[str]] = field(default_factory=dict)
+    # Trust keys whose first worker is starting: another slot waits for its list.
+    starting: dict[WorkerKey, threading.Event] = field(default_factory=dict)
     unavailable: dict[WorkerKey, str] = field(default_factory=dict)
     closed: bool = False
 
@@ -1050,8 +1052,44 @@ class WarmPool:
             if entry.worker.settle():
                 return entry
             self._release(key, slot, entry)
+        trust = self._trust_key(key)
+        mine: threading.Event | None = None
+        while mine is None:
+            with self._lock:
+                trusted = self._state.trusted.get(trust)
+                other = self._state.starting.get(trust) if trusted is None else None
+                if trusted is None and other is None:
+                    mine = self._state.starting[trust] = threading.Event()
+            if other is None:
+                break
+            # The first worker of these samples is finding what is clean to preload: what it
+            # finds, this one imports without probing again (or it starts on its own).
+            other.wait(_START_TIMEOUT)
+        try:
+            return self._started(key, slot, limits, trust, trusted)
+        finally:
+            if mine is not None:
+                with self._lock:
+                    self._state.starting.pop(trust, None)
+                mine.set()
+
+    def _trust_key(self, key: WorkerKey) -> WorkerKey:
+        """The key without the slot: workers that differ only in the slot's fixed folders they
+        mount (the same contents for another sample) trust each other's preload findings."""
+        fixed = self.root / "fixed"
+
+        def common(path: Path) -> Path:
+            if not path.is_relative_to(fixed):
+                return path
+            return fixed.joinpath("*", *path.relative_to(fixed).parts[1:])
+
+        return dataclasses.replace(
+            key, mounts=tuple(dataclasses.replace(m, source=common(m.source)) for m in key.mounts),
+            project_dirs=tuple(str(common(Path(d))) for d in key.project_dirs))
+
+    def _started(self, key: WorkerKey, slot: Slot, limits: Limits, trust: WorkerKey,
+                 trusted: list[str] | None) -> _Entry:
         with self._lock:
-            trusted = self._state.trusted.get(key)
             evicted = self._evict()
         for old in evicted:
             old.close()
@@ -1074,8 +1112,9 @@ class WarmPool:
             log.info("warm worker %s: not preloaded: %s", key.python, worker.skipped)
         entry = _Entry(worker=worker, busy=True)
         with self._lock:
-            if key not in self._state.trusted:
-                self._state.trusted[key] = [m for m in worker.preloaded if m not in key.stdlib]
+            if trust not in self._state.trusted:
+                self._state.trusted[trust] = [m for m in worker.preloaded
+                                              if m not in key.stdlib]
             self._state.workers[(key, slot.index)] = entry
         return entry
 

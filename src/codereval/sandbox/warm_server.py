@@ -369,7 +369,9 @@ def _preload_from(config, project_dirs, own):
         if top in skipped and not forced:
             skipped[name] = skipped[top]
             continue
-        if optimistic:
+        # The project's own modules are probed first: one of them rejected must not cost the
+        # worker a restart (re-importing everything), and each is cheap to import twice.
+        if optimistic and name not in own:
             tainted, reason = _import_checked(name, project_dirs)
             if tainted:
                 return loaded, skipped, {name: reason}
