@@ -525,6 +525,8 @@ SHOP = {
     "shop/dynamic.py": "import importlib\ncart = importlib.import_module('shop.cart')\n",
     "billing/__init__.py": "from shop import cart\n",
     "billing/tax.py": "RATE = 2\n",
+    "shop/noisy.py": "open('/tmp/noisy', 'w').close()\n",  # a side effect: not preloaded
+    "shop/loud.py": "from shop import noisy\n",  # needs it: not preloaded either
 }
 
 
@@ -596,8 +598,8 @@ def test_a_projects_own_modules_are_preloaded_unless_they_reach_what_samples_cha
                 mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
             # Offered everything but the cart: the worker's probe finds the two that import it.
             offer = ProjectPreload(root="/opt/shop", cwd="/opt/shop", modules=(
-                "shop", "billing", "shop.prices", "shop.lazy", "shop.dynamic", "billing.tax"),
-                banned=("shop.cart",))
+                "shop", "billing", "shop.prices", "shop.lazy", "shop.dynamic", "billing.tax",
+                "shop.noisy", "shop.loud"), banned=("shop.cart",))
             result, executor = slot.run(request, project_dirs=(tree,), project=offer,
                                         imports=("decimal",))
             assert (executor, result.exit_code) == ("warm", 0), result
@@ -611,6 +613,9 @@ def test_a_projects_own_modules_are_preloaded_unless_they_reach_what_samples_cha
     skipped = workers[0].skipped  # type: ignore[attr-defined]
     for name in ("shop.dynamic", "billing", "billing.tax"):
         assert "samples change (shop.cart)" in skipped[name], skipped
+    assert "wrote files" in skipped["shop.noisy"]
+    # Told from what was found before, without importing it again.
+    assert skipped["shop.loud"] == "imports shop.noisy, which is not preloaded", skipped
 
 MODULES = {
     "cleanlib": "VALUE = 42\n",

@@ -202,8 +202,25 @@ def _side_effects(before, after):
     return reasons
 
 
-def _probe(name, project_dirs):
-    """Import ``name`` in a forked child; '' when clean, else why it must not be preloaded."""
+class _Refuser(object):
+    """An import finder for a probe's child: importing one of ``names`` (modules found unfit
+    to preload) fails at once, so that a module needing one is rejected without importing
+    the rest of what it needs."""
+
+    def __init__(self, names):
+        self.names = names
+        self.hit = None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in self.names:
+            self.hit = fullname
+            raise ImportError("not preloaded: %s" % fullname)
+        return None
+
+
+def _probe(name, project_dirs, refuse=()):
+    """Import ``name`` in a forked child; '' when clean, else why it must not be preloaded.
+    ``refuse``: modules already rejected; a ``name`` that imports one is rejected too."""
     import importlib
 
     read_fd, write_fd = os.pipe()
@@ -211,9 +228,21 @@ def _probe(name, project_dirs):
     if pid == 0:
         os.close(read_fd)
         signal.alarm(60)
+        refuser = _Refuser(frozenset(refuse)) if refuse else None
         try:
             before = _snapshot(project_dirs)
-            importlib.import_module(name)
+            if refuser is not None:
+                sys.meta_path.insert(0, refuser)
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                if refuser is None or refuser.hit is None:
+                    raise
+                os.write(write_fd, ("imports %s, which is not preloaded" % refuser.hit)
+                         .encode("utf-8", "replace"))
+                os._exit(0)
+            if refuser is not None:
+                sys.meta_path.remove(refuser)
             reasons = _side_effects(before, _snapshot(project_dirs))
             text = "; ".join(reasons)
         except BaseException as exc:
@@ -380,7 +409,10 @@ def _preload_from(config, project_dirs, own):
             else:
                 loaded.append(name)
             continue
-        reason = _probe(name, project_dirs)
+        # A project module needing a module found unfit is unfit: told without importing it.
+        refuse = [n for n, why in skipped.items() if not why.startswith("import failed")] \
+            if name in own else ()
+        reason = _probe(name, project_dirs, refuse)
         if reason and not (forced and not reason.startswith("import failed")):
             skipped[name] = reason
             continue
