@@ -202,7 +202,7 @@ def _side_effects(before, after):
     return reasons
 
 
-class _Refuser(object):
+class _Refuser:
     """An import finder for a probe's child: importing one of ``names`` (modules found unfit
     to preload) fails at once, so that a module needing one is rejected without importing
     the rest of what it needs."""
