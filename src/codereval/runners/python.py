@@ -562,21 +562,18 @@ class PythonProjectRunner(Runner):
         by default a new one beside the workspace."""
         lease: Lease | None = None
         cache = self._workspace_cache(ctx) if strategy == "hardlink" else None
-        if in_place:
-            # Left empty by the last sample, unless the cache keeps its workspace there.
-            if cache is not None and plan.base is not None:
-                lease = cache.checkout_in_place(plan.base, workspace, plan.changed)
-            else:
-                _empty(workspace)
-                cache = None
-        if lease is not None:
-            pass
-        elif plan.base is None:
+        if in_place and (cache is None or plan.base is None):
+            # Not the cache's to keep there: made in the folder, emptied (already, unless the
+            # last sample's clean-up failed) and emptied again after.
+            _empty(workspace)
+            cache = None
+        if plan.base is None:
             workspace.mkdir(exist_ok=in_place)
             for rel, text in plan.changed.items():
                 (workspace / rel).write_text(text, encoding="utf-8")
         elif cache is not None:
-            lease = cache.checkout(plan.base, workspace, plan.changed)
+            checkout = cache.checkout_in_place if in_place else cache.checkout
+            lease = checkout(plan.base, workspace, plan.changed)
         else:
             make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy,
                            into_empty=in_place)
