@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codereval.runners.python_imports import ImportClosure, shadowing_names
+from codereval.runners.python_imports import ImportClosure, puts_root_first, shadowing_names
 
 
 def _project(tmp_path: Path) -> Path:
@@ -132,3 +132,17 @@ def test_the_projects_modules_that_cannot_reach_what_samples_change_are_named(
                         "audit.log", "audit.sink"}
     for never in ("shop.cart", "shop.report", "shop.deep", "billing", "billing.tax"):
         assert never not in own
+
+
+def test_a_test_that_puts_the_projects_root_on_the_path_first_is_told_apart() -> None:
+    """Only then does a fresh interpreter import the project's modules from that root, as a
+    worker that preloaded them from there has them."""
+    root = "/home/travis/builds/repos/acme---shop"
+    first = f'import sys\nsys.path.append("{root}/")\nfrom shop import cart\n'
+    inserted = f'import os, sys\nsys.path.insert(0, "{root}")\nimport shop.cart\n'
+    late = f'import sys\nfrom shop import cart\nsys.path.append("{root}")\n'
+    elsewhere = 'import sys\nsys.path.append("..")\nfrom shop import cart\n'
+    assert puts_root_first(first, root, {"shop"}) and puts_root_first(inserted, root, {"shop"})
+    assert not puts_root_first(late, root, {"shop"})
+    assert not puts_root_first(elsewhere, root, {"shop"})
+    assert not puts_root_first("def (:", root, {"shop"})

@@ -273,15 +273,18 @@ def test_a_warm_worker_is_offered_what_the_projects_tests_import(
     ctx = _context(env_root, tmp_path, sandbox="none")
     assert runner.prepare(list(tasks.values()), ctx) == {}
     invoicer = next(t for t in tasks.values() if t.project == "acme/invoicer")
-    offered = runner._preload_imports(invoicer, ctx, runner._task_environment(invoicer, ctx))
+    preloads = runner._preload_imports(invoicer, ctx, runner._task_environment(invoicer, ctx))
+    offered = preloads.external
     # Submodules the tests reach through the project's modules, the standard library too...
     assert {"dateutil.parser", "dateutil.relativedelta", "decimal", "unicodedata"} <= set(offered)
-    # ...never the project's own modules, which each sample imports with its own code.
+    # ...never the project's own modules among them; and these tests, outside --compat, get
+    # none of those either (a sample's workspace is at a new path each time).
     assert not any(m.split(".")[0] == "invoicer" for m in offered)
+    assert preloads.own == ()
     # One list for every task of the environment: its samples share workers.
     others = [t for t in tasks.values() if t.project == "acme/invoicer"]
     assert {runner._preload_imports(t, ctx, runner._task_environment(t, ctx))
-            for t in others} == {offered}
+            for t in others} == {preloads}
 
 
 _LATE_IMPORTS = """

@@ -138,8 +138,8 @@ def complete_provenance(
         code_hash=sample.code_hash(),
         environment=env,
         harness_version=given.harness_version or HARNESS_VERSION,
-        executor=executor if override else (
-            given.executor or ("none" if outcome.stage in _BEFORE_ANY_PROCESS else executor)),
+        executor="none" if outcome.stage in _BEFORE_ANY_PROCESS and not given.executor
+        else executor if override else (given.executor or executor),
         jvm=given.jvm,
     )
     return outcome.model_copy(

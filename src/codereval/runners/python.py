@@ -52,7 +52,7 @@ from codereval.model import (
 from codereval.runners.base import RunContext, Runner, sample_workdir
 from codereval.runners.machine import Machine
 from codereval.runners.marker import marker_seen, new_marker
-from codereval.runners.python_imports import ImportClosure, shadowing_names
+from codereval.runners.python_imports import ImportClosure, puts_root_first, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, ProjectPreload
 from codereval.source.inject import InjectionError, inject_at, inject_last_def, syntax_problem
 from codereval.workspace.cache import Lease, WorkspaceCache
@@ -260,6 +260,8 @@ class PythonProjectRunner(Runner):
                 # preloaded, or each sample would forget the preload (warm_server._shadowed).
                 local = shadowing_names(folders)
                 beside = shadowing_names(folders - {project}) if project is not None else set()
+                if project is None or not self._roots_first(tasks, ctx, project):
+                    own = []
                 known = self._imports[group] = _Preloads(
                     external=tuple(m for m in closure.modules()
                                    if m.split(".", 1)[0] not in local),
@@ -268,6 +270,28 @@ class PythonProjectRunner(Runner):
                 log.debug("preload candidates for %s: %d modules, %d of the project's",
                           group[0], len(known.external), len(known.own))
             return known
+
+    def _roots_first(self, tasks: Sequence[Task], ctx: RunContext, project: Path) -> bool:
+        """Does every official test of the group put its project's root (where --compat
+        mounts it) on sys.path before importing the project? Then a worker may preload the
+        project's own modules from there (see puts_root_first)."""
+        if not ctx.compat or ctx.tests_dir is None:
+            return False
+        own = shadowing_names([project])
+        for task in tasks:
+            test = task.test
+            machine = compat_machine(task)
+            if (test is not None and test.kind not in OFFICIAL_KINDS) or machine is None \
+                    or self._is_standalone_official(task, ctx):
+                return False
+            path, _rel = official_test_file(task, ctx.tests_dir, standalone=False)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return False
+            if not puts_root_first(text, str(machine.root / project_folder(task.project)), own):
+                return False
+        return True
 
     def _changed_files(self, task: Task, ctx: RunContext) -> list[str]:
         """The project files a sample of the task changes: the file it goes into, the test."""

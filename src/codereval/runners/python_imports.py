@@ -246,6 +246,40 @@ class ImportClosure:
         return follow
 
 
+def puts_root_first(source: str, root: str, own: Iterable[str]) -> bool:
+    """Does this test, at module level, put ``root`` on ``sys.path`` (``sys.path.append`` or
+    ``insert`` of that very path) before it imports any of the project's modules (``own``:
+    their top-level names)? Only then is a project module it imports the one under ``root``
+    in a fresh interpreter too, so a worker may have imported it from there beforehand (a
+    test that never does, or does it later, would fail to import it, or find another)."""
+    try:
+        tree = pyast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    names, want = set(own), root.rstrip("/")
+    for node in tree.body:
+        if _adds_to_path(node, want):
+            return True
+        for module, level, _names in _imports_of(ast.Module(body=[node], type_ignores=[])):
+            if level or module.split(".", 1)[0] in names:
+                return False
+    return False
+
+
+def _adds_to_path(node: ast.stmt, want: str) -> bool:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    call = node.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("append", "insert")
+            and isinstance(func.value, ast.Attribute) and func.value.attr == "path"
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "sys"):
+        return False
+    args = call.args[1:] if func.attr == "insert" else call.args
+    return bool(args) and isinstance(args[0], ast.Constant) \
+        and isinstance(args[0].value, str) and args[0].value.rstrip("/") == want
+
+
 def _module_name(project: Path, path: Path) -> str | None:
     """``a/b/c.py`` -> ``a.b.c``, ``a/b/__init__.py`` -> ``a.b``: the name the project's root
     on ``sys.path`` imports it by. None for a file in a folder that is no package (a script's,
