@@ -530,6 +530,23 @@ SHOP = {
 }
 
 
+def _run_in_shop(slot: Slot, code: str, offer: ProjectPreload,
+                 files: dict[str, str]) -> tuple[ExecResult, str]:
+    """``code`` run in the slot with ``files`` in its fixed folder mounted at /opt/shop, as
+    the runner puts a sample's tree in place, ``offer`` the project's modules to preload."""
+    tree = slot.fixed("shop", kept=True)
+    for rel, text in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    scratch = slot.new_scratch()
+    request = ExecRequest(
+        argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
+        env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+        mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
+    # (A list of what the tests import: without one, all of site-packages is a candidate.)
+    return slot.run(request, project_dirs=(tree,), project=offer, imports=("decimal",))
+
+
 def test_a_second_slots_worker_imports_what_the_first_found_clean_without_probing(
     pool: WarmPool,
 ) -> None:
@@ -541,18 +558,7 @@ def test_a_second_slots_worker_imports_what_the_first_found_clean_without_probin
     outputs: dict[int, str] = {}
 
     def one(index: int, slot: Slot) -> None:
-        tree = slot.fixed("shop", kept=True)
-        for rel, text in SHOP.items():
-            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tree / rel).write_text(text)
-        scratch = slot.new_scratch()
-        request = ExecRequest(
-            argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
-            env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
-            mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
-        # (A list of what the tests import: without one, all of site-packages is a candidate.)
-        result, executor = slot.run(request, project_dirs=(tree,), project=offer,
-                                    imports=("decimal",))
+        result, executor = _run_in_shop(slot, code, offer, SHOP)
         outputs[index] = f"{executor} {result.stdout.decode().strip()}"
 
     with pool.slot() as first, pool.slot() as second:
@@ -584,24 +590,15 @@ def test_a_projects_own_modules_are_preloaded_unless_they_reach_what_samples_cha
     """)
     outputs: list[str] = []
     workers: list[object] = []
+    # Offered everything but the cart: the worker's probe finds those that reach it.
+    offer = ProjectPreload(root="/opt/shop", cwd="/opt/shop", modules=(
+        "shop", "billing", "shop.prices", "shop.lazy", "shop.dynamic", "billing.tax",
+        "shop.noisy", "shop.loud"), banned=("shop.cart",))
     with pool.slot() as slot:
-        tree = slot.fixed("shop", kept=True)
         for value in ("first sample", "second sample"):
-            # The host puts each sample's version of the file in place, as the runner does.
-            for rel, text in {**SHOP, "shop/cart.py": f"VALUE = {value!r}\n"}.items():
-                (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-                (tree / rel).write_text(text)
-            scratch = slot.new_scratch()
-            request = ExecRequest(
-                argv=(PY, "-c", code), cwd=scratch, scratch=scratch,
-                env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
-                mounts=(Mount(source=tree, target=Path("/opt/shop"), writable=True),))
-            # Offered everything but the cart: the worker's probe finds the two that import it.
-            offer = ProjectPreload(root="/opt/shop", cwd="/opt/shop", modules=(
-                "shop", "billing", "shop.prices", "shop.lazy", "shop.dynamic", "billing.tax",
-                "shop.noisy", "shop.loud"), banned=("shop.cart",))
-            result, executor = slot.run(request, project_dirs=(tree,), project=offer,
-                                        imports=("decimal",))
+            # Each sample's version of the file in place, as the runner puts it.
+            files = {**SHOP, "shop/cart.py": f"VALUE = {value!r}\n"}
+            result, executor = _run_in_shop(slot, code, offer, files)
             assert (executor, result.exit_code) == ("warm", 0), result
             outputs.append(result.stdout.decode().strip())
             workers += pool.workers()

@@ -964,13 +964,7 @@ class WarmPool:
         finally:
             # Whatever the sample left beside its scratch goes before the next lease.
             for directory in dirs:
-                with os.scandir(directory) as entries:
-                    left = list(entries)
-                for entry in left:
-                    if entry.is_dir(follow_symlinks=False):
-                        remove_tree(Path(entry.path))
-                    else:
-                        os.unlink(entry.path)
+                empty_folder(directory)
             with self._lock:
                 self._state.free.append(index)
 
