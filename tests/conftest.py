@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import pickle
 import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -43,7 +48,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[UNGROUPED] = (
                 f"--dist loadgroup does not group this test with pytest {pytest.__version__} "
                 "and this pytest-xdist (pytest-xdist#1386): install the versions pyproject.toml "
-                "pins (make test)")
+                "pins (make test)"
+            )
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -119,6 +125,41 @@ def node_homes(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     # Each node its own environment cache, as separate machines have: what a node evaluates,
     # it builds (or finds) itself.
     return [tmp_path_factory.mktemp("home-head"), tmp_path_factory.mktemp("home-worker")]
+
+
+# A Ray driver is a process of its own, as a user's `codereval evaluate --executor ray` is:
+# Ray's core worker ends the process that holds it on a fatal error (a lost GCS, a check
+# failed), which in-process would take the xdist worker and every test it was to run with it
+# and say only "worker crashed"; and one driver after another in one process (ray.init after
+# ray.shutdown) is a path no user takes. Here a driver that dies is this test's failure, with
+# what it printed.
+_CHILD = """
+import pickle, sys
+with open(sys.argv[1], "rb") as f:
+    fn, args, kwargs = pickle.load(f)
+value = fn(*args, **kwargs)
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(value, f)
+"""
+
+
+def in_own_process(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a new Python process, given 15 minutes (fn, its arguments
+    and its value are pickled; a test module's own function is found as the tests directory
+    is on its path)."""
+    with tempfile.TemporaryDirectory(prefix="codereval-driver-") as scratch:
+        call, value = Path(scratch) / "call.pkl", Path(scratch) / "value.pkl"
+        call.write_bytes(pickle.dumps((fn, args, kwargs)))
+        path = os.pathsep.join([str(Path(__file__).parent), *filter(None, sys.path)])
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(call), str(value)],
+            capture_output=True, text=True, timeout=900,
+            env={**os.environ, "PYTHONPATH": path},
+        )  # fmt: skip
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-40:])
+            pytest.fail(f"{fn.__name__} exited {done.returncode} in its own process:\n{tail}")
+        return pickle.loads(value.read_bytes())
 
 
 @pytest.fixture(scope="session")

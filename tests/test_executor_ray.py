@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import in_own_process
 
 from codereval.api import evaluate, load_benchmark
 from codereval.java.toolchain import missing_toolchain
@@ -78,8 +79,8 @@ def test_mini_python_through_the_cluster_equals_the_local_executor(
 ) -> None:
     bench = load_benchmark("mini-python")
     local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=20)
-    remote = evaluate(
-        bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
+    remote = in_own_process(
+        evaluate, bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == len(remote.samples) == 106
@@ -101,8 +102,8 @@ def test_mini_java_through_the_cluster_equals_the_local_executor(
 ) -> None:
     bench = load_benchmark("mini-java")
     local = evaluate(bench, None, run_dir=tmp_path / "local", jobs=2, timeout=20)
-    remote = evaluate(
-        bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
+    remote = in_own_process(
+        evaluate, bench, None, run_dir=tmp_path / "ray", timeout=20, executor="ray",
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == 37
@@ -120,9 +121,10 @@ def test_humaneval_programs_through_the_cluster_equal_the_local_executor(
     ]
     small = load_benchmark(tasks)
     local = evaluate(small, samples, run_dir=tmp_path / "local", jobs=2)
-    remote = evaluate(
-        small, samples, run_dir=tmp_path / "ray", executor="ray", ray_address=cluster.address
-    )
+    remote = in_own_process(
+        evaluate, small, samples, run_dir=tmp_path / "ray", executor="ray",
+        ray_address=cluster.address,
+    )  # fmt: skip
     assert_same_outcomes(local.outcomes, remote.outcomes)
     assert remote.counts["passed"] == 12 and len(remote.outcomes) == 24
 
@@ -142,9 +144,9 @@ def slow_samples(log: Path, count: int, *, seconds: float) -> list[dict[str, obj
     return rows
 
 
-def start_cli(tmp_path: Path, rows: list[dict[str, object]], address: str) -> tuple[
-    list[str], subprocess.Popen[str]
-]:
+def start_cli(
+    tmp_path: Path, rows: list[dict[str, object]], address: str
+) -> tuple[list[str], subprocess.Popen[str]]:
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
     argv = [
@@ -260,17 +262,12 @@ def test_a_node_killed_mid_run_costs_only_its_in_flight_samples(
     assert sum(ran_on(run_dir).values()) == 20
 
 
-def test_a_path_the_nodes_cannot_see_is_one_line_naming_node_and_path(
-    cluster: LocalRayCluster, tmp_path: Path
-) -> None:
-    # Here the tests tree exists when the driver checks it and is gone before the nodes look,
-    # as a path on the driver's own disk is missing on the nodes of a real cluster.
+def start_with_tests_gone(address: str, tests: Path) -> str:
+    """What starting the Ray executor says when the tests tree it was given is gone by then."""
     from codereval.errors import UserError
     from codereval.executors import ExecutorOptions, Job, load_executor
     from codereval.sandbox import Limits
 
-    tests = tmp_path / "official"
-    tests.mkdir()
     bench = load_benchmark("mini-python")
     job = Job(
         benchmark_version=bench.version,
@@ -280,13 +277,24 @@ def test_a_path_the_nodes_cannot_see_is_one_line_naming_node_and_path(
         limits=Limits(wall_time=5),
         tests_dir=tests,
     )
-    executor = load_executor("ray", ExecutorOptions(ray_address=cluster.address))
+    executor = load_executor("ray", ExecutorOptions(ray_address=address))
     tests.rmdir()
     try:
-        with pytest.raises(UserError) as caught:
-            executor.start(job)
+        executor.start(job)
+    except UserError as exc:
+        return exc.one_line()
     finally:
         executor.close()
-    message = caught.value.one_line()
+    return "(started)"
+
+
+def test_a_path_the_nodes_cannot_see_is_one_line_naming_node_and_path(
+    cluster: LocalRayCluster, tmp_path: Path
+) -> None:
+    # Here the tests tree exists when the driver checks it and is gone before the nodes look,
+    # as a path on the driver's own disk is missing on the nodes of a real cluster.
+    tests = tmp_path / "official"
+    tests.mkdir()
+    message = in_own_process(start_with_tests_gone, cluster.address, tests)
     assert "\n" not in message
     assert re.search(r"^node \S+: cannot see the tests directory \S+/official ", message), message

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import in_own_process
 from test_humanevalx_runner import make_ctx, run_all
 from test_warm_executor import _bwrap
 
@@ -1628,8 +1629,8 @@ def test_through_ray_the_file_search_fails_and_the_reference_passes(
     rows = [{"task_id": t.task_id, "index": 0, "code": t.reference} for t in tasks]
     rows += [{"task_id": t.task_id, "index": 1, "code": search[lang]}
              for lang, t in zip(languages, tasks, strict=True)]
-    run = evaluate(load_benchmark(tasks), rows, run_dir=tmp_path / "ray", executor="ray",
-                   ray_address=cluster.address, timeout=WALL_TIME)
+    run = in_own_process(evaluate, load_benchmark(tasks), rows, run_dir=tmp_path / "ray",
+                         executor="ray", ray_address=cluster.address, timeout=WALL_TIME)
     got = {(o.task_id, o.sample_index): o for o in run.outcomes}
     assert len(got) == 2 * len(tasks)
     problems = []
