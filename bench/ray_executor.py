@@ -1,10 +1,12 @@
-"""The ray executor against the local (fresh) one, on the same samples, in the same run.
+"""The ray executor against the local ones, on the same samples, in the same run.
 
 A real Ray cluster on loopback (LocalRayCluster: a head with no CPUs of its own, so it only
 coordinates, and 1 or 2 worker nodes of 1 CPU each, every node a `ray start` of its own) runs
 the same samples as `codereval evaluate` does locally with the same number of samples at once:
-ray with 1 worker beside --jobs 1, ray with 2 workers beside --jobs 2. Rounds are interleaved and
-the best of each kept (the machine is shared, so load comes and goes).
+ray with 1 worker beside --jobs 1, ray with 2 workers beside --jobs 2; each side fresh (a new
+sandboxed process per sample) and warm (forked from a sandboxed worker; on Ray, the nodes'
+own workers, --node-executor warm). Rounds are interleaved and the best of each kept (the
+machine is shared, so load comes and goes).
 
 Each evaluation also has a fixed cost (connecting, starting node actors, preparing runners),
 measured as a re-run with every sample already finished; the per-sample overhead Ray adds is
@@ -31,6 +33,8 @@ from codereval.api import evaluate, load_benchmark
 from codereval.executors.ray_local import LocalRayCluster
 from codereval.model import Sample, Verdict
 
+KINDS = ("local fresh", "local warm", "ray fresh", "ray warm")
+
 
 @dataclass
 class Timing:
@@ -56,7 +60,7 @@ def main() -> None:
     ]
     n = len(samples)
     root = Path(tempfile.mkdtemp(prefix="bench-ray-"))
-    rows: list[tuple[str, Timing, Timing]] = []
+    rows: list[tuple[int, dict[str, Timing]]] = []
     isolation = ""
 
     def timed(label: str, **how: object) -> Callable[[Timing], None]:
@@ -81,33 +85,43 @@ def main() -> None:
     # Untimed warm-up: the interpreter's page cache, the toolchain probes.
     evaluate(bench, samples[: min(n, 8)], run_dir=root / "warm", sandbox=args.sandbox)
     for workers in (1, 2):
-        local, remote = Timing(), Timing()
+        timings = {how: Timing() for how in KINDS}
         with LocalRayCluster(workers=workers, head_cpus=0, worker_cpus=1) as cluster:
-            run_local = timed(f"local-j{workers}", jobs=workers)
-            run_ray = timed(f"ray-w{workers}", executor="ray", ray_address=cluster.address)
+            runs = {
+                "local fresh": timed(f"fresh-j{workers}", executor="fresh", jobs=workers),
+                "local warm": timed(f"warm-j{workers}", executor="warm", jobs=workers),
+                "ray fresh": timed(f"ray-fresh-w{workers}", executor="ray",
+                                   ray_address=cluster.address, node_executor="fresh"),
+                "ray warm": timed(f"ray-warm-w{workers}", executor="ray",
+                                  ray_address=cluster.address, node_executor="warm"),
+            }
             for _ in range(args.rounds):
-                run_local(local)
-                run_ray(remote)
-        rows.append((f"{workers}", local, remote))
+                for how, measure in runs.items():
+                    measure(timings[how])
+        rows.append((workers, timings))
 
     print(f"\nHumanEval references: {len(bench.tasks)} tasks x {args.repeat} = {n} samples; "
           f"isolation {isolation}; {os.cpu_count()} cores; best of {args.rounds} rounds; "
           f"load average {os.getloadavg()[0]:.1f}\n")
-    print(f"{'':34} {'wall s':>7} {'fixed s':>8} {'samples/s':>10} {'ms/sample':>10} "
-          f"{'passed':>8}")
-    for workers, local, remote in rows:
-        for label, t in (
-            (f"fresh --jobs {workers}", local),
-            (f"ray, {workers} worker node{'s' if workers != '1' else ''} x 1 CPU", remote),
-        ):
-            print(f"{label:34} {t.wall:7.2f} {t.fixed:8.2f} {n / t.wall:10.2f} "
-                  f"{1000 * t.wall / n:10.1f} {t.passed:>4}/{n}")
-        steady_local = (local.wall - local.fixed) / n
-        steady_ray = (remote.wall - remote.fixed) / n
-        added = 1000 * (steady_ray - steady_local) * int(workers)
-        print(f"  ray adds per sample (fixed cost out, per CPU): {added:+.1f} ms of "
-              f"{1000 * steady_local * int(workers):.1f} ms; fixed cost "
-              f"{remote.fixed - local.fixed:+.2f} s per evaluation\n")
+    print(f"{'':36} {'wall s':>7} {'fixed s':>8} {'samples/s':>10} {'ms/sample':>10} "
+          f"{'passed':>8}  vs local fresh")
+    for workers, timings in rows:
+        base = timings["local fresh"]
+        for how, t in timings.items():
+            where = (f"--jobs {workers}" if how.startswith("local") else
+                     f"{workers} node{'s' if workers > 1 else ''} x 1 CPU")
+            label = f"{how}, {where}"
+            print(f"{label:36} {t.wall:7.2f} {t.fixed:8.2f} {n / t.wall:10.2f} "
+                  f"{1000 * t.wall / n:10.1f} {t.passed:>4}/{n}  {base.wall / t.wall:5.2f}x")
+        for kind in ("fresh", "warm"):
+            local, remote = timings[f"local {kind}"], timings[f"ray {kind}"]
+            steady_local = (local.wall - local.fixed) / n
+            steady_ray = (remote.wall - remote.fixed) / n
+            added = 1000 * (steady_ray - steady_local) * workers
+            print(f"  ray {kind} adds per sample (fixed cost out, per CPU): {added:+.1f} ms of "
+                  f"{1000 * steady_local * workers:.1f} ms; fixed cost "
+                  f"{remote.fixed - local.fixed:+.2f} s per evaluation")
+        print()
     shutil.rmtree(root, ignore_errors=True)
 
 

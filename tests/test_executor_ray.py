@@ -1,7 +1,8 @@
 """`--executor ray` on a real Ray cluster on loopback: a head and a worker, each a `ray start`.
 
 The mini benchmarks (with their hostile samples) and a HumanEval slice give the same outcomes
-through the cluster as on the local executor; each node builds the environments it takes in its
+through the cluster as on the local executor, on nodes that run warm (the mini benchmarks) and
+on nodes that run fresh (the slice); each node builds the environments it takes in its
 own cache; a killed driver resumes without running a finished sample again; a node killed mid-run
 costs only its in-flight samples, which run elsewhere and are counted once.
 
@@ -46,8 +47,10 @@ def keyed(outcomes: list[Outcome]) -> dict[tuple[str, int], Outcome]:
     return {(o.task_id, o.sample_index): o for o in outcomes}
 
 
-def assert_same_outcomes(local: list[Outcome], remote: list[Outcome]) -> None:
-    """Same verdict, stage, exit and environment for every sample; only the executor differs."""
+def assert_same_outcomes(local: list[Outcome], remote: list[Outcome], *, nodes: str) -> None:
+    """Same verdict, stage, exit and environment for every sample; only the executor differs:
+    on nodes that run warm, what the local run forked from a warm worker says ray-warm, the
+    rest ray; on nodes that run fresh, everything says ray."""
     here, there = keyed(local), keyed(remote)
     assert here.keys() == there.keys()
     for key, mine in here.items():
@@ -62,13 +65,17 @@ def assert_same_outcomes(local: list[Outcome], remote: list[Outcome]) -> None:
         # that ran no process (a syntax error) names none on either side.
         if local_executor == "none":
             assert theirs.provenance.executor == "none", key
-        else:
-            assert local_executor in ("fresh", "warm") and theirs.provenance.executor == "ray"
+            continue
+        assert local_executor in ("fresh", "warm")
+        expected = "ray-warm" if nodes == "warm" and local_executor == "warm" else "ray"
+        assert theirs.provenance.executor == expected, (key, local_executor)
 
 
-def ran_on(run_dir: Path) -> dict[str, int]:
+def ran_on(run_dir: Path, *, nodes: str = "fresh") -> dict[str, int]:
+    """node -> samples it returned, checking that every node ran them as ``nodes`` says."""
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["executor"]["name"] == "ray"
+    assert {n["executor"] for n in meta["executor"]["nodes"]} == {nodes}
     return {n["node"]: n["samples"] for n in meta["executor"]["nodes"]}
 
 
@@ -84,10 +91,11 @@ def test_mini_python_through_the_cluster_equals_the_local_executor(
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == len(remote.samples) == 106
-    assert_same_outcomes(local.outcomes, remote.outcomes)
+    assert_same_outcomes(local.outcomes, remote.outcomes, nodes="warm")
+    assert sum(o.provenance.executor == "ray-warm" for o in remote.outcomes) > 80
     # Both nodes worked, and each built the environments of the groups it took, keyed by the
     # same content hash as the local build.
-    per_node = ran_on(tmp_path / "ray")
+    per_node = ran_on(tmp_path / "ray", nodes="warm")
     assert len(per_node) == 2 and all(n > 0 for n in per_node.values())
     assert sum(per_node.values()) == 106
     keys = {o.provenance.environment for o in remote.outcomes}
@@ -107,7 +115,8 @@ def test_mini_java_through_the_cluster_equals_the_local_executor(
         ray_address=cluster.address,
     )  # fmt: skip
     assert len(remote.outcomes) == 37
-    assert_same_outcomes(local.outcomes, remote.outcomes)
+    assert_same_outcomes(local.outcomes, remote.outcomes, nodes="warm")
+    assert any(o.provenance.executor == "ray-warm" for o in remote.outcomes)
 
 
 def test_humaneval_programs_through_the_cluster_equal_the_local_executor(
@@ -123,9 +132,10 @@ def test_humaneval_programs_through_the_cluster_equal_the_local_executor(
     local = evaluate(small, samples, run_dir=tmp_path / "local", jobs=2)
     remote = in_own_process(
         evaluate, small, samples, run_dir=tmp_path / "ray", executor="ray",
-        ray_address=cluster.address,
+        ray_address=cluster.address, node_executor="fresh",
     )  # fmt: skip
-    assert_same_outcomes(local.outcomes, remote.outcomes)
+    assert_same_outcomes(local.outcomes, remote.outcomes, nodes="fresh")
+    ran_on(tmp_path / "ray", nodes="fresh")
     assert remote.counts["passed"] == 12 and len(remote.outcomes) == 24
 
 

@@ -137,6 +137,8 @@ def test_ray_missing_is_one_line_with_the_install_hint_and_nothing_written(
         (["--ray-address", "127.0.0.1:6379"], "--ray-address only applies with --executor ray"),
         (["--executor", "ray", "--jobs", "2"], "--jobs does not apply with --executor ray"),
         (["--executor", "warp"], "'warp' is not one of 'fresh', 'warm', 'ray'"),
+        (["--node-executor", "fresh"], "--node-executor only applies with --executor ray"),
+        (["--executor", "ray", "--node-executor", "hot"], "'hot' is not one of 'warm', 'fresh'"),
     ],
 )
 def test_executor_options_that_do_not_fit_are_one_line_and_nothing_written(
@@ -153,6 +155,14 @@ def test_an_unknown_executor_in_the_api_names_the_choices(tmp_path: Path) -> Non
     choices = r"unknown executor 'warp' \(choose one of: fresh, warm, ray\)"
     with pytest.raises(UserError, match=choices):
         evaluate("mini-python", None, run_dir=tmp_path / "run", executor="warp")
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unknown_node_executor_in_the_api_names_the_choices(tmp_path: Path) -> None:
+    choices = r"unknown node executor 'hot' \(choose one of: warm, fresh\)"
+    with pytest.raises(UserError, match=choices):
+        evaluate("mini-python", None, run_dir=tmp_path / "run", executor="ray",
+                 node_executor="hot")
     assert not (tmp_path / "run").exists()
 
 

@@ -331,6 +331,7 @@ def evaluate(
     executor: str = "",
     ray_address: str | None = None,
     preload: str = "auto",
+    node_executor: str = "warm",
 ) -> Run:
     """Run ``samples`` of ``benchmark`` in their projects, sandboxed and in parallel.
 
@@ -350,7 +351,9 @@ def evaluate(
     sandboxed process per sample on this machine) or ``"ray"`` (the nodes of a Ray cluster,
     each running as many samples at once as it has Ray CPUs; ``ray_address`` is the cluster,
     by default $RAY_ADDRESS or a Ray started for the call; needs ``codereval[ray]``);
-    ``preload`` what warm project workers import first: "auto", "none" or "mod1,mod2".
+    ``preload`` what warm project workers import first: "auto", "none" or "mod1,mod2";
+    ``node_executor`` how Ray nodes run their samples: "warm" (where a node's sandbox is
+    bubblewrap, else fresh) or "fresh".
     ``benchmark.select(task_ids=..., levels=..., projects=...)`` evaluates part of a benchmark:
     the samples of the tasks it leaves out are not run.
 
@@ -379,6 +382,7 @@ def evaluate(
         executor=executor,
         ray_address=ray_address,
         preload=preload,
+        node_executor=node_executor,
     )
 
 
@@ -431,6 +435,7 @@ def evaluate_samples(
     executor: str = "",
     ray_address: str | None = None,
     preload: str = "auto",
+    node_executor: str = "warm",
 ) -> Run:
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
@@ -438,7 +443,8 @@ def evaluate_samples(
     _check_options(
         jobs=jobs, timeout=timeout, memory_mb=memory_mb, disk_mb=disk_mb, sandbox=sandbox
     )
-    _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload)
+    _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload,
+                    node_executor=node_executor)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
         jobs=jobs or default_jobs(),
@@ -456,6 +462,7 @@ def evaluate_samples(
         executor=executor,
         ray_address=ray_address,
         preload=preload,
+        node_executor=node_executor,
     )
     if console is None:
         console = Console(stderr=True, quiet=not progress)
@@ -514,13 +521,19 @@ def _check_options(
 
 
 def _check_executor(
-    executor: str, *, jobs: int | None, ray_address: str | None, preload: str = "auto"
+    executor: str, *, jobs: int | None, ray_address: str | None, preload: str = "auto",
+    node_executor: str = "warm",
 ) -> None:
-    from codereval.executors import check_executor
+    from codereval.executors import NODE_EXECUTORS, check_executor
     from codereval.sandbox.warm import Preload
 
     check_executor(executor)
     Preload.parse(preload)
+    if node_executor not in NODE_EXECUTORS:
+        raise UserError(
+            f"unknown node executor {node_executor!r}",
+            hint=f"choose one of: {', '.join(NODE_EXECUTORS)}",
+        )
     if ray_address is not None and executor != "ray":
         raise UserError(
             "--ray-address only applies with --executor ray",

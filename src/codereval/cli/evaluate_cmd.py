@@ -123,6 +123,13 @@ from codereval.sandbox.base import DEFAULT_DISK_MB
     "import has no detectable side effect), none, or a comma-separated list of modules.",
 )
 @click.option(
+    "--node-executor",
+    type=click.Choice(["warm", "fresh"]),
+    default=None,
+    help="With --executor ray: how each node runs its samples, warm (as --executor warm, "
+    "where the node's sandbox is bwrap, else fresh) or fresh. [warm]",
+)
+@click.option(
     "--ray-address",
     default=None,
     metavar="HOST:PORT",
@@ -162,6 +169,7 @@ def evaluate_command(
     executor: str | None,
     ray_address: str | None,
     preload: str,
+    node_executor: str | None,
     compat: bool,
     rerun: bool,
     reference: bool,
@@ -196,6 +204,11 @@ def evaluate_command(
 
     if repeat is not None and not reference:
         raise UserError("--repeat only applies with --reference")
+    if node_executor is not None and executor != "ray":
+        raise UserError(
+            "--node-executor only applies with --executor ray",
+            hint="add --executor ray, or leave --node-executor out",
+        )
     if reference and samples_path is not None:
         raise UserError("--reference runs the references; do not pass --samples as well")
     bench = open_benchmark(
@@ -247,6 +260,7 @@ def evaluate_command(
             executor=executor or "",
             ray_address=ray_address,
             preload=preload,
+            node_executor=node_executor or "warm",
         )
     except KeyboardInterrupt:
         # Raised here, not left to click, which would turn it into a bare "aborted".

@@ -132,10 +132,12 @@ class EvalOptions:
     ray_address: str | None = None
     # What warm project workers import before forking: auto, none, or module names.
     preload: str = "auto"
+    # With the ray executor: how each node runs its samples (warm or fresh).
+    node_executor: str = "warm"
 
     def executor_options(self) -> ExecutorOptions:
         return ExecutorOptions(jobs=self.jobs, ray_address=self.ray_address,
-                               preload=self.preload)
+                               preload=self.preload, node_executor=self.node_executor)
 
     def limits(self) -> Limits:
         # CPU time gets twice the wall time: a sample may use both cores of a small machine

@@ -22,6 +22,8 @@ EXECUTORS: dict[str, str] = {
 }
 # Warm where the sandbox is bubblewrap, else fresh: decided once the sandbox is known.
 DEFAULT_EXECUTOR = ""
+# How a Ray node runs its samples (the first is the default; warm only where bwrap works).
+NODE_EXECUTORS = ("warm", "fresh")
 
 
 def check_executor(name: str) -> None:
@@ -47,6 +49,7 @@ def load_executor(name: str, options: ExecutorOptions) -> Executor:
 __all__ = [
     "DEFAULT_EXECUTOR",
     "EXECUTORS",
+    "NODE_EXECUTORS",
     "Executor",
     "ExecutorOptions",
     "Job",

@@ -60,6 +60,9 @@ class ExecutorOptions:
     max_retries: int = 3
     # warm: what project workers import before forking (auto, none, or module names).
     preload: str = "auto"
+    # ray: how each node runs its samples: "warm" (where its sandbox is bubblewrap, else
+    # fresh) or "fresh".
+    node_executor: str = "warm"
 
 
 class Executor(ABC):

@@ -136,6 +136,8 @@ class RayExecutor(Executor):
             tests_dir=_absolute(job.tests_dir),
             projects_dir=_absolute(job.projects_dir),
             compat=job.compat,
+            warm=self.options.node_executor == "warm",
+            preload=self.options.preload,
             shared_paths=_shared_paths(job),
         )
         self._put_groups(job)
@@ -198,7 +200,7 @@ class RayExecutor(Executor):
                 max_concurrency=cpus,
                 max_restarts=0,
                 scheduling_strategy=self._affinity(info["NodeID"], soft=False),
-            ).remote(self._setup)
+            ).remote(self._setup, cpus)
             ref = handle.describe.options(concurrency_group="control").remote()
             self._starting[ref] = _Starting(node_id=info["NodeID"], handle=handle, slots=cpus)
         if not wait:
@@ -254,6 +256,7 @@ class RayExecutor(Executor):
                 "hostname": report.hostname,
                 "slots": starting.slots,
                 "isolation": report.isolation,
+                "executor": report.executor,
                 "samples": 0,
             }
         return problems + failures

@@ -4,7 +4,9 @@ The actor is the local engine in miniature. It is created once per node with as 
 the node has Ray CPUs; the first sample of an environment group makes it prepare that group
 (build or find the environment in the node's own cache, keyed by content hash as everywhere),
 and every sample then goes through the same ``evaluate_sample`` as on one machine: same runners,
-same sandbox, same verdict rules. The group's tasks travel once through Ray's object store; the
+same sandbox, same verdict rules; where the node's sandbox is bubblewrap, Python samples fork
+from the node's own warm workers (and Java and JavaScript tests start from such a fork), as the
+local warm executor does. The group's tasks travel once through Ray's object store; the
 tests tree, the projects manifest and the project sources it names must be readable at the
 same paths on every node (``describe`` says which are not, before anything runs).
 """
@@ -30,6 +32,8 @@ from codereval.executors.sample import (
 from codereval.model import HARNESS_VERSION, Outcome, Sample, Task, __version__
 from codereval.runners import RunContext, Runner
 from codereval.sandbox import Limits, Sandbox, get_sandbox
+from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.warm import Preload, WarmPool
 from codereval.workspace.views import remove_tree
 
 EXECUTOR = "ray"
@@ -49,6 +53,10 @@ class NodeSetup:
     tests_dir: Path | None = None
     projects_dir: Path | None = None
     compat: bool = False
+    # Fork samples from warm workers where the node's sandbox allows it (else fresh).
+    warm: bool = True
+    # What the node's warm project workers import before forking (as --preload).
+    preload: str = "auto"
     # (what it is, path): inputs that live in files and must be visible on the node.
     shared_paths: tuple[tuple[str, str], ...] = ()
     # What the driver runs, so a node with another harness is refused.
@@ -67,6 +75,8 @@ class NodeReport:
     # The worker's parent: the node's raylet (tests kill it to kill the node).
     raylet_pid: int
     isolation: str
+    # How it runs samples: "warm" (workers forked from) or "fresh".
+    executor: str
     codereval_version: str
     harness_version: str
     problems: list[str] = field(default_factory=list)
@@ -95,7 +105,7 @@ def _construct(spec: str) -> Runner:
 class NodeWorker:
     """The per-node actor (wrapped with ``ray.remote`` by the driver). Thread-safe ``run``."""
 
-    def __init__(self, setup: NodeSetup) -> None:
+    def __init__(self, setup: NodeSetup, slots: int = 1) -> None:
         self.setup = setup
         self.problems: list[str] = []
         self._lock = threading.Lock()
@@ -131,7 +141,18 @@ class NodeWorker:
                 "version on every node"
             )
         self.work_root = make_work_root()
+        warm: WarmPool | None = None
+        if setup.warm and isinstance(sandbox, BwrapSandbox):
+            try:
+                # As the local warm executor: a worker per (environment, slot), a few idle
+                # ones beyond the slots kept warm.
+                warm = WarmPool(sandbox=sandbox, root=self.work_root / "warm",
+                                preload=Preload.parse(setup.preload), max_workers=2 * slots + 2)
+            except UserError as exc:
+                self.problems.append(exc.one_line())
+        self.executor = "warm" if warm is not None else "fresh"
         self.ctx = RunContext(
+            warm=warm,
             sandbox=sandbox if sandbox is not None else get_sandbox("none"),
             limits=setup.limits,
             work_root=self.work_root,
@@ -158,6 +179,7 @@ class NodeWorker:
             pid=os.getpid(),
             raylet_pid=os.getppid(),
             isolation=self.isolation,
+            executor=self.executor,
             codereval_version=__version__,
             harness_version=HARNESS_VERSION,
             problems=list(self.problems),
@@ -206,4 +228,6 @@ class NodeWorker:
                 runner.close()
             except Exception:
                 continue  # closing is best effort; the actor is killed next
+        if self.ctx.warm is not None:
+            self.ctx.warm.close()
         remove_tree(self.work_root)

@@ -65,7 +65,8 @@ class ProvenanceFiller:
         self.benchmark_version = benchmark_version
         self.isolation = isolation
         self.executor = executor
-        # True: ``executor`` replaces what a runner said (a Ray node's fresh run is "ray").
+        # True: ``executor`` replaces what a runner said (a Ray node's fresh run is "ray", its
+        # warm one "ray-warm").
         self.override = override
         self.ctx = ctx
         self._fingerprints: dict[tuple[str, str], str] = {}
@@ -115,6 +116,11 @@ class ProvenanceFiller:
 _BEFORE_ANY_PROCESS = frozenset({Stage.EXTRACT, Stage.INJECT, Stage.ENVIRONMENT})
 
 
+def _overridden(executor: str, said: str) -> str:
+    # What ran the sample stays told apart under the executor that sent it there.
+    return f"{executor}-warm" if said == "warm" else executor
+
+
 def complete_provenance(
     outcome: Outcome,
     *,
@@ -139,7 +145,7 @@ def complete_provenance(
         environment=env,
         harness_version=given.harness_version or HARNESS_VERSION,
         executor="none" if outcome.stage in _BEFORE_ANY_PROCESS and not given.executor
-        else executor if override else (given.executor or executor),
+        else _overridden(executor, given.executor) if override else (given.executor or executor),
         jvm=given.jvm,
     )
     return outcome.model_copy(
