@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,59 @@ def test_files_of_a_directory_that_is_not_a_run_are_not_overwritten(tmp_path: Pa
     (tmp_path / "run" / "tasks.jsonl").unlink()
     run(tmp_path, passing_samples(ADD, 1))
     assert (tmp_path / "run" / "thesis.tex").read_text() == "precious"
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_outcomes_are_exported_while_a_run_goes_on_and_exports_never_hog_the_recording_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One batch of one outcome a second for a minute. Exports that take 0.01 s come every
+    # EXPORT_INTERVAL (2 s); once an export takes 0.5 s (a run of thousands of outcomes), the
+    # next waits EXPORT_SHARE times that: exports stay a small share of the recording thread.
+    from rich.console import Console
+
+    from codereval.evaluation import engine
+    from codereval.model import Outcome, Provenance
+
+    clock = _Clock()
+    monkeypatch.setattr(engine.time, "monotonic", clock.monotonic)
+    exported_at: list[float] = []
+    export_takes = [0.01]
+
+    def export() -> None:
+        exported_at.append(clock.now)
+        clock.now += export_takes[0]
+
+    class Executor:
+        def run(self, pending: list[Sample]):  # type: ignore[no-untyped-def]
+            for index in range(60):
+                clock.now += 1.0
+                if index == 30:
+                    export_takes[0] = 0.5
+                yield [Outcome(task_id="t", sample_index=index, verdict=Verdict.PASSED,
+                               provenance=Provenance(code_hash=f"{index:08x}"))]
+
+    class Store:
+        recorded = 0
+
+        def record(self, batch: list[Outcome]) -> None:
+            self.recorded += len(batch)
+
+    store = Store()
+    ran = engine._run_pending(
+        [], store=store, options=EvalOptions(progress=False), console=Console(quiet=True),
+        executor=Executor(), export=export,  # type: ignore[arg-type]
+    )  # fmt: skip
+    assert ran == store.recorded == 60
+    early = [t for t in exported_at if t < 30]
+    late = [t for t in exported_at if t > 32]
+    assert len(early) >= 10 and all(b - a <= 2.1 for a, b in pairwise(early))
+    assert all(b - a >= engine.EXPORT_SHARE * 0.5 for a, b in pairwise(late))
+    assert 1 <= len(late) <= 3

@@ -68,6 +68,10 @@ RUN_FILES = (TASKS_JSONL, SAMPLES_JSONL, OUTCOMES_JSONL, STORE_FILE)
 # outcomes.jsonl is rewritten whole; the store is the truth, so this only bounds how stale the
 # export may be while a run is going (it is always rewritten at the end and on interrupt).
 EXPORT_INTERVAL = 2.0
+# ... and an export grows with the run (thousands of outcomes read and written again): the
+# next one waits this many times as long as the last took, so exports never take more than
+# a small share of the thread that records the outcomes.
+EXPORT_SHARE = 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -513,7 +517,7 @@ def _run_pending(
     batches = executor.run(pending)
     try:
         with _progress(options.progress, len(pending), console) as advance:
-            last_export = time.monotonic()
+            next_export = time.monotonic() + EXPORT_INTERVAL
             for given in batches:
                 # A sample is counted once, whatever an executor retried behind our back.
                 batch = [o for o in given if outcome_key(o) not in recorded]
@@ -522,9 +526,11 @@ def _run_pending(
                 ran += len(batch)
                 for outcome in batch:
                     advance(outcome.verdict.value)
-                if time.monotonic() - last_export >= EXPORT_INTERVAL:
+                started = time.monotonic()
+                if started >= next_export:
                     export()
-                    last_export = time.monotonic()
+                    took = time.monotonic() - started
+                    next_export = time.monotonic() + max(EXPORT_INTERVAL, EXPORT_SHARE * took)
     except BaseException:
         # Ctrl-C or a failing store: the executor stops what has not started, and the exports
         # show exactly what the store committed (the rest runs again on resume).
