@@ -31,6 +31,13 @@ class ToolchainMissing(UserError):
     """A compiler, runtime or system tool we need is not installed."""
 
 
+class RunDirUnwritable(UserError):
+    """The run directory cannot be written (a full disk, a read-only file system): what was
+    committed before is intact, and the same command resumes once it can be written."""
+
+    exit_code = 3
+
+
 class Interrupted(UserError):
     """Ctrl-C: what was finished is kept; the same command resumes."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import sqlite3
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,7 @@ from codereval.storage.store import (
     outcome_key,
     read_run_json,
     sample_key,
+    unwritable,
     write_jsonl_models,
     write_run_json,
 )
@@ -352,40 +354,24 @@ def evaluate(
     meta: dict[str, Any] = {}
     try:
         executor.start(job)
-        _warn_about_isolation(executor.isolation, console)
-        meta = _start_run_dir(
-            run_dir,
-            benchmark=benchmark,
-            samples=samples,
-            options=options,
-            identity=identity,
-            isolation=executor.isolation,
-            executor=executor.describe(),
-        )
-        with ResultStore.open(run_dir) as store:
-            if options.rerun:
-                store.clear()
-            ran = _run_pending(
-                pending,
-                store=store,
-                options=options,
-                console=console,
-                executor=executor,
-                export=lambda: _export(run_dir, tasks, samples, store, options),
-            )
-            outcomes, official = _export(run_dir, tasks, samples, store, options)
-        meta.update(
-            status="finished",
-            finished=_now(),
-            counts=dict(_counts(outcomes)),
-            executor=executor.describe(),
-        )
-        write_run_json(run_dir, meta)
+        ran, outcomes, official, meta = _run_into(
+            run_dir, benchmark=benchmark, samples=samples, pending=pending, options=options,
+            identity=identity, executor=executor, console=console, meta=meta,
+        )  # fmt: skip
     except KeyboardInterrupt:
         if meta:
             meta.update(status="interrupted", interrupted=_now(), executor=executor.describe())
-            write_run_json(run_dir, meta)
+            _write_if_possible(run_dir, meta)
         raise
+    except (OSError, sqlite3.Error) as exc:
+        refused = unwritable(exc, run_dir)
+        if refused is None:
+            raise
+        if meta:
+            meta.update(status="stopped", stopped=_now(), reason=refused.message,
+                        executor=executor.describe())
+            _write_if_possible(run_dir, meta)
+        raise refused from exc
     finally:
         executor.close()
     return RunReport(
@@ -400,6 +386,60 @@ def evaluate(
         counts=_counts(outcomes),
         executor=executor.name,
     )
+
+
+def _write_if_possible(run_dir: Path, meta: dict[str, Any]) -> None:
+    # Saying why a run stopped is worth a try; a disk that refused the store may refuse this
+    # too, and then the store (intact) still says what was finished.
+    with suppress(OSError):
+        write_run_json(run_dir, meta)
+
+
+def _run_into(
+    run_dir: Path,
+    *,
+    benchmark: Benchmark,
+    samples: Sequence[Sample],
+    pending: Sequence[Sample],
+    options: EvalOptions,
+    identity: dict[str, Any],
+    executor: Executor,
+    console: Console,
+    meta: dict[str, Any],
+) -> tuple[int, list[Outcome], Path | None, dict[str, Any]]:
+    """The run once its executor started: the run directory, the samples, the exports.
+    ``meta`` is filled in place as soon as run.json exists (the caller records a stop in it)."""
+    tasks = benchmark.tasks
+    _warn_about_isolation(executor.isolation, console)
+    meta.update(_start_run_dir(
+        run_dir,
+        benchmark=benchmark,
+        samples=samples,
+        options=options,
+        identity=identity,
+        isolation=executor.isolation,
+        executor=executor.describe(),
+    ))
+    with ResultStore.open(run_dir) as store:
+        if options.rerun:
+            store.clear()
+        ran = _run_pending(
+            pending,
+            store=store,
+            options=options,
+            console=console,
+            executor=executor,
+            export=lambda: _export(run_dir, tasks, samples, store, options),
+        )
+        outcomes, official = _export(run_dir, tasks, samples, store, options)
+    meta.update(
+        status="finished",
+        finished=_now(),
+        counts=dict(_counts(outcomes)),
+        executor=executor.describe(),
+    )
+    write_run_json(run_dir, meta)
+    return ran, outcomes, official, meta
 
 
 def _settled(store: ResultStore, groups: Mapping[str, tuple[Runner, list[Task]]],
@@ -533,9 +573,12 @@ def _run_pending(
                     next_export = time.monotonic() + max(EXPORT_INTERVAL, EXPORT_SHARE * took)
     except BaseException:
         # Ctrl-C or a failing store: the executor stops what has not started, and the exports
-        # show exactly what the store committed (the rest runs again on resume).
+        # show exactly what the store committed (the rest runs again on resume) if they can be
+        # written: a disk that refused the store may refuse them too, and what stopped the run
+        # is what the user must hear.
         batches.close()
-        export()
+        with suppress(OSError, sqlite3.Error):
+            export()
         raise
     return ran
 

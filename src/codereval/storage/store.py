@@ -8,6 +8,7 @@ atomically; ``load_run`` reads a run directory back.
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import time
@@ -17,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from codereval.errors import UserError
+from codereval.errors import RunDirUnwritable, UserError
 from codereval.model import Language, Outcome, Sample, Task, Verdict
 from codereval.storage.jsonl import atomic_write_jsonl, atomic_write_text, iter_jsonl
 
@@ -44,6 +45,40 @@ CREATE TABLE IF NOT EXISTS outcomes (
 """
 
 
+# What the operating system or SQLite says when a run directory cannot take a write.
+_UNWRITABLE_ERRNOS = {
+    errno.ENOSPC: "no space left on its device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "it is on a read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+_UNWRITABLE_SQLITE = {
+    "database or disk is full": "no space left on its device",
+    "attempt to write a readonly database": "it is read-only",
+    "unable to open database file": "the store cannot be opened for writing",
+    "disk i/o error": "a disk I/O error",
+}
+
+
+def unwritable(exc: BaseException, run_dir: Path) -> RunDirUnwritable | None:
+    """The one-line error for a write to ``run_dir`` that the machine refused, or None when
+    ``exc`` is something else (a bug, a corrupt store), which must not be dressed up as this."""
+    reason = None
+    if isinstance(exc, OSError) and exc.errno in _UNWRITABLE_ERRNOS:
+        reason = _UNWRITABLE_ERRNOS[exc.errno]
+    elif isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        reason = next((why for known, why in _UNWRITABLE_SQLITE.items() if known in text), None)
+    if reason is None:
+        return None
+    return RunDirUnwritable(
+        f"cannot write the run directory {run_dir}: {reason}",
+        hint="free space there or make it writable, then run the same command again: what "
+        "was finished is kept and not run again",
+    )
+
+
 def sample_key(sample: Sample) -> SampleKey:
     return (sample.task_id, sample.index, sample.code_hash())
 
@@ -66,6 +101,9 @@ class ResultStore:
             self._conn.execute("PRAGMA busy_timeout=10000")
             self._conn.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
+            refused = unwritable(exc, path.parent)
+            if refused is not None:
+                raise refused from None
             raise UserError(
                 f"{path}: not a usable results store ({exc})",
                 hint="use a new --out directory or pass --rerun",
