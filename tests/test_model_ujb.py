@@ -52,3 +52,16 @@ def test_measures_derive_coverage_and_the_itg_trigger() -> None:
     assert measures.triggers is False
     assert UjbMeasures(passed_fixed=True).triggers is None
     assert "ujb" not in json.loads(Outcome(task_id="t", verdict=Verdict.FAILED).to_json())
+
+
+def test_late_fields_stay_out_of_the_json_at_any_depth_while_unset() -> None:
+    # Provenance.jvm in an Outcome, UjbSpec.start_buggy in a Task: written before those
+    # fields existed, their JSON (and every hash of it) must not change.
+    outcome = json.loads(Outcome(task_id="t", verdict=Verdict.FAILED).to_json())
+    assert "jvm" not in outcome["provenance"]
+    spec = UjbSpec(kind=UjbKind.ITG, project="Lang", bug_id="1")
+    task = json.loads(
+        Task(task_id="t", benchmark="coderujb", language=Language.JAVA, name="t",
+             ujb=spec).to_json()
+    )
+    assert "start_buggy" not in task["ujb"] and "end_buggy" not in task["ujb"]

@@ -6,8 +6,10 @@ JSON Lines (``to_json`` / ``from_json``), so any stage can be run alone, resumed
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import typing
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
@@ -36,7 +38,7 @@ class Frozen(BaseModel):
         exclude: dict[str, Any] = {
             name: True for name in self._omit_when_none if getattr(self, name) is None
         }
-        for name in type(self).model_fields:
+        for name in _nestable_fields(type(self)):
             value = getattr(self, name)
             if name not in exclude and isinstance(value, Frozen):
                 inner = value._unset_late_fields()
@@ -47,6 +49,24 @@ class Frozen(BaseModel):
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
         return cls.model_validate_json(text)
+
+
+@functools.cache
+def _nestable_fields(cls: type[Frozen]) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold a Frozen value: every outcome written looks at them
+    (a Verdict, a str or a list never has late fields of its own)."""
+    return tuple(
+        name for name, info in cls.model_fields.items()
+        if _may_hold_frozen(info.annotation)
+    )
+
+
+def _may_hold_frozen(annotation: Any) -> bool:
+    if isinstance(annotation, type):
+        return issubclass(annotation, Frozen)
+    # Unions, Optional, Annotated: look inside; anything unknown counts as possible.
+    args = typing.get_args(annotation)
+    return not args or any(_may_hold_frozen(a) for a in args if a is not type(None))
 
 
 class Language(StrEnum):

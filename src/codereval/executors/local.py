@@ -10,9 +10,11 @@ Java and JavaScript ones start their JVM or node from such a fork.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
 from itertools import islice
 from pathlib import Path
+from queue import Empty, SimpleQueue
 from typing import Any
 
 from codereval.errors import UserError
@@ -102,16 +104,31 @@ class FreshExecutor(Executor):
         pool = ThreadPoolExecutor(
             max_workers=max(1, self.options.jobs), thread_name_prefix="codereval"
         )
+        # Finished futures arrive on a queue, put there by the thread that finished them: one
+        # wake-up per batch for this thread, where concurrent.futures.wait would add and remove
+        # a waiter on every pending future after each completion.
+        finished: SimpleQueue[Future[Outcome]] = SimpleQueue()
+
+        def submit(sample: Sample) -> None:
+            pool.submit(self._evaluate, sample).add_done_callback(finished.put)
+
         try:
-            # A few samples queued per thread, not all of them: waiting on every pending future
-            # after each completion costs quadratic time on big runs.
+            # A few samples queued per thread, not all of them: a big run's samples are not
+            # all held as futures at once.
             queue = iter(samples)
-            ahead = 4 * max(1, self.options.jobs)
-            futures: set[Future[Outcome]] = {
-                pool.submit(self._evaluate, s) for s in islice(queue, ahead)}
-            while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
-                futures |= {pool.submit(self._evaluate, s) for s in islice(queue, len(done))}
+            running = 0
+            for sample in islice(queue, 4 * max(1, self.options.jobs)):
+                submit(sample)
+                running += 1
+            while running:
+                done = [finished.get()]
+                with suppress(Empty):
+                    while True:
+                        done.append(finished.get_nowait())
+                running -= len(done)
+                for sample in islice(queue, len(done)):
+                    submit(sample)
+                    running += 1
                 yield [f.result() for f in done]
         finally:
             # Closed early (Ctrl-C, a failing store): queued samples never start; running ones
