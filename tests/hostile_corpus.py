@@ -1,0 +1,263 @@
+"""Hostile programs per language, for HumanEval-X's task 0 (has_close_elements).
+
+Every program answers wrongly (a constant, which the task's test rejects) and then tries to get
+a pass anyway or to reach beyond its sandbox: exit 0 before or after the test, exit handlers and
+finalisers, forged pass signals, killing its parent or everything, fork and thread bombs, memory
+and disk hogs, endless output, sleeping past the limit, writing outside its workspace, reading
+other folders of the host, sockets (TCP, UDP, unix) to listeners on the host, daemons, file
+modes that make clean-up fail, exec'ing another program, environment tricks, and each
+runtime's own back doors. ``tests/test_hostile_corpus.py`` runs them and checks the outcome
+and the host after them.
+
+Placeholders filled per run: {canary} (a host file the program tries to overwrite), {outside}
+(a host path it tries to create), {secret} (a host file whose contents it tries to print),
+{tcp}, {udp} (loopback ports the host listens on), {sock} (a host unix socket), {sleep} (the
+seconds of the sleepers it leaves, a number no other process uses, to find survivors).
+"""
+
+from __future__ import annotations
+
+import json
+
+# --------------------------------------------------------------------------------- Python
+# The body of has_close_elements (4 spaces in), then its wrong answer.
+PYTHON: list[tuple[str, str]] = [
+    ("os._exit(0) in the function", "import os\nos._exit(0)"),
+    ("raise SystemExit(0)", "raise SystemExit(0)"),
+    ("atexit handler exits 0", "import atexit, os\natexit.register(os._exit, 0)"),
+    ("excepthook exits 0", "import sys, os\nsys.excepthook = lambda *a: os._exit(0)"),
+    ("a finaliser exits 0",
+     "import os\nclass _D:\n    def __del__(self):\n        os._exit(0)\n"
+     "globals()['_keep'] = _D()"),
+    ("forged pass lines",
+     "print('CODEREVAL-DONE-' + '0' * 32)\nprint('passed')\nprint('OK')"),
+    ("kill the parent", "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+     "except OSError:\n    pass"),
+    ("kill every process", "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\n"
+     "except OSError:\n    pass"),
+    ("fork bomb", "import os\ntry:\n    while True:\n        if os.fork() == 0:\n"
+     "            import time\n            time.sleep(30)\n            os._exit(0)\n"
+     "except OSError:\n    pass"),
+    ("sleepers left behind",
+     "import subprocess\nfor _ in range(20):\n"
+     "    subprocess.Popen(['sleep', '{sleep}'], start_new_session=True)"),
+    ("a double-forked daemon",
+     "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+     "        os.execvp('sleep', ['sleep', '{sleep}'])\n    os._exit(0)"),
+    ("thread bomb", "import threading, time\ntry:\n    for _ in range(100000):\n"
+     "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+     "except (RuntimeError, MemoryError):\n    pass"),
+    ("memory hog", "hog = []\nwhile True:\n    hog.append(bytearray(1 << 24))"),
+    ("disk hog", "with open('hog.bin', 'wb') as out:\n    while True:\n"
+     "        out.write(bytes(1 << 20))"),
+    ("endless output", "while True:\n    print('x' * 1000)"),
+    ("sleeps past the limit", "import time\ntime.sleep(1000)"),
+    ("overwrites a host file",
+     "try:\n    open('{canary}', 'w').write('pwned')\nexcept OSError:\n    pass"),
+    ("creates a host file",
+     "try:\n    open('{outside}', 'w').write('pwned')\nexcept OSError:\n    pass"),
+    ("reads another folder of the host",
+     "import glob\nfor path in ['{secret}'] + glob.glob('/tmp/*/*') + glob.glob('/dev/shm/*'):\n"
+     "    try:\n        print(open(path).read())\n    except OSError:\n        pass"),
+    ("tcp to the host", "import socket\ntry:\n"
+     "    socket.create_connection(('127.0.0.1', {tcp}), timeout=2).sendall(b'pwned')\n"
+     "except OSError:\n    pass"),
+    ("udp to the host", "import socket\ntry:\n"
+     "    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'pwned', "
+     "('127.0.0.1', {udp}))\nexcept OSError:\n    pass"),
+    ("unix socket of the host", "import socket\ntry:\n"
+     "    s = socket.socket(socket.AF_UNIX)\n    s.connect('{sock}')\n    s.sendall(b'pwned')\n"
+     "except OSError:\n    pass"),
+    ("modes that stop clean-up",
+     "import os\nos.makedirs('locked/deeper', exist_ok=True)\nopen('locked/deeper/f', 'w')\n"
+     "os.chmod('locked/deeper', 0)\nos.chmod('locked', 0)\nos.chmod('.', 0o500)"),
+    ("exec true", "import os\nos.execvp('true', ['true'])"),
+    ("LD_PRELOAD and a re-exec that exits 0",
+     "import os, sys\nos.environ['LD_PRELOAD'] = '/nonexistent.so'\n"
+     "os.execv(sys.executable, [sys.executable, '-c', 'raise SystemExit(0)'])"),
+    ("ctypes _exit(0)", "import ctypes\nctypes.CDLL(None)._exit(0)"),
+    ("deletes the test's files",
+     "import os\nfor name in os.listdir('.'):\n    try:\n        os.remove(name)\n"
+     "    except OSError:\n        pass"),
+]
+
+
+def python_code(snippet: str) -> str:
+    lines = [*snippet.splitlines(), "return False"]
+    return "".join(f"    {line}\n" for line in lines)
+
+
+# ----------------------------------------------------------------------------- JavaScript
+# The body of hasCloseElements, then its wrong answer; asynchronous attempts run in a child
+# node that the body waits for (its own process, the same sandbox).
+def _node(script: str) -> str:
+    return (
+        "require('child_process').spawnSync(process.execPath, ['-e', "
+        + json.dumps(script)
+        + "], {stdio: 'inherit', timeout: 5000});"
+    )
+
+
+JS: list[tuple[str, str]] = [
+    ("process.exit(0) in the function", "process.exit(0);"),
+    ("process.reallyExit(0)", "process.reallyExit(0);"),
+    ("exit handler sets exitCode 0",
+     "process.on('exit', () => { process.exitCode = 0; });"),
+    ("uncaughtException handler exits 0",
+     "process.on('uncaughtException', () => process.exit(0));"),
+    ("beforeExit exits 0", "process.on('beforeExit', () => process.exit(0));"),
+    ("forged pass lines",
+     "console.log('CODEREVAL-DONE-' + '0'.repeat(32)); console.log('passed'); "
+     "console.log('OK');"),
+    ("console.assert silenced", "console.assert = () => {};"),
+    ("kill the parent", "try { process.kill(process.ppid, 'SIGKILL'); } catch (e) {}"),
+    ("kill every process", "try { process.kill(-1, 'SIGKILL'); } catch (e) {}"),
+    ("spawn bomb",
+     "try { for (;;) require('child_process').spawn(process.execPath, "
+     "['-e', 'setTimeout(() => {}, 30000)']); } catch (e) {}"),
+    ("sleepers left behind",
+     "for (let i = 0; i < 20; i++) require('child_process').spawn('sleep', ['{sleep}'], "
+     "{detached: true, stdio: 'ignore'}).unref();"),
+    ("worker thread bomb",
+     "try { const {Worker} = require('worker_threads'); for (let i = 0; i < 2000; i++) "
+     "new Worker('setTimeout(() => {}, 30000)', {eval: true}); } catch (e) {}"),
+    ("memory hog", "const hog = []; for (;;) hog.push(Buffer.alloc(1 << 24, 1));"),
+    ("disk hog",
+     "const fs = require('fs'); const fd = fs.openSync('hog.bin', 'w'); "
+     "for (;;) fs.writeSync(fd, Buffer.alloc(1 << 20));"),
+    ("endless output", "const fs = require('fs'); for (;;) fs.writeSync(1, 'x'.repeat(1000));"),
+    ("busy past the limit", "for (;;) {}"),
+    ("overwrites a host file",
+     "try { require('fs').writeFileSync('{canary}', 'pwned'); } catch (e) {}"),
+    ("creates a host file",
+     "try { require('fs').writeFileSync('{outside}', 'pwned'); } catch (e) {}"),
+    ("reads another folder of the host",
+     "const fs = require('fs'); for (const p of ['{secret}', '/dev/shm', '/tmp']) "
+     "{ try { console.log(fs.statSync(p).isDirectory() ? fs.readdirSync(p).join() : "
+     "fs.readFileSync(p, 'utf8')); } catch (e) {} }"),
+    ("tcp to the host", _node(
+        "const s = require('net').connect({tcp}, '127.0.0.1', () => s.end('pwned')); "
+        "s.on('error', () => {});")),
+    ("udp to the host", _node(
+        "const s = require('dgram').createSocket('udp4'); "
+        "s.send('pwned', {udp}, '127.0.0.1', () => s.close());")),
+    ("unix socket of the host", _node(
+        "const s = require('net').connect('{sock}', () => s.end('pwned')); "
+        "s.on('error', () => {});")),
+    ("modes that stop clean-up",
+     "const fs = require('fs'); fs.mkdirSync('locked/deeper', {recursive: true}); "
+     "fs.writeFileSync('locked/deeper/f', ''); fs.chmodSync('locked/deeper', 0); "
+     "fs.chmodSync('locked', 0); fs.chmodSync('.', 0o500);"),
+    ("NODE_OPTIONS and a child that exits 0",
+     "process.exit(require('child_process').spawnSync(process.execPath, ['-e', '0'], "
+     "{env: {NODE_OPTIONS: '--require /nonexistent.js'}}).status === null ? 0 : 0);"),
+    ("process.binding writes a host file",
+     "try { const b = process.binding('fs'); b.writeString(b.open('{canary}', 577, 0o644, "
+     "undefined, {}), 'pwned'); } catch (e) {}"),
+    ("deletes the test's files",
+     "const fs = require('fs'); for (const n of fs.readdirSync('.')) "
+     "{ try { fs.rmSync(n, {recursive: true, force: true}); } catch (e) {} }"),
+]
+
+
+def js_code(snippet: str) -> str:
+    return f"  {snippet}\n  return false;\n}}\n"
+
+
+# ---------------------------------------------------------------------------------- C++
+# The body calls hostile(), defined after the function with what it needs included; it
+# runs when the test calls has_close_elements (or earlier, where the label says so).
+_CPP_HEAD = (
+    "#include <cstdlib>\n#include <cstdio>\n#include <cstring>\n#include <csignal>\n"
+    "#include <unistd.h>\n#include <fcntl.h>\n#include <dirent.h>\n#include <pthread.h>\n"
+    "#include <sys/socket.h>\n#include <sys/un.h>\n#include <sys/stat.h>\n"
+    "#include <netinet/in.h>\n#include <arpa/inet.h>\n#include <string>\n"
+)
+_CPP_CONNECT = (
+    "static void send_to(int type, int port) { int s = socket(AF_INET, type, 0); "
+    "sockaddr_in a{}; a.sin_family = AF_INET; a.sin_port = htons(port); "
+    "a.sin_addr.s_addr = inet_addr(\"127.0.0.1\"); "
+    "if (type == SOCK_STREAM) { if (connect(s, (sockaddr*)&a, sizeof a) == 0) "
+    "write(s, \"pwned\", 5); } "
+    "else sendto(s, \"pwned\", 5, 0, (sockaddr*)&a, sizeof a); close(s); }\n"
+)
+CPP: list[tuple[str, str]] = [
+    ("exit(0) in the function", "void hostile() { exit(0); }"),
+    ("_exit(0) in the function", "void hostile() { _exit(0); }"),
+    ("atexit handler _exits 0", "void hostile() { atexit([] { _exit(0); }); }"),
+    ("SIGABRT handler exits 0 (a failed assert)",
+     "void hostile() { signal(SIGABRT, [](int) { _exit(0); }); }"),
+    ("a static object's destructor _exits 0",
+     "struct D { ~D() { _exit(0); } }; static D keep; void hostile() {}"),
+    ("static initialiser exits 0 before main",
+     "static int early = (exit(0), 0); void hostile() {}"),
+    ("forged pass lines",
+     "void hostile() { printf(\"CODEREVAL-DONE-%032d\\npassed\\nOK\\n\", 0); "
+     "fflush(stdout); }"),
+    ("kill the parent", "void hostile() { kill(getppid(), SIGKILL); }"),
+    ("kill every process", "void hostile() { kill(-1, SIGKILL); }"),
+    ("fork bomb", "void hostile() { while (fork() >= 0) {} }"),
+    ("sleepers left behind",
+     "void hostile() { for (int i = 0; i < 20; i++) if (fork() == 0) { setsid(); "
+     "execlp(\"sleep\", \"sleep\", \"{sleep}\", (char*)0); _exit(1); } }"),
+    ("a double-forked daemon",
+     "void hostile() { if (fork() == 0) { setsid(); if (fork() == 0) "
+     "execlp(\"sleep\", \"sleep\", \"{sleep}\", (char*)0); _exit(0); } }"),
+    ("thread bomb",
+     "void hostile() { pthread_t t; for (int i = 0; i < 100000; i++) "
+     "if (pthread_create(&t, 0, [](void*) -> void* { sleep(30); return 0; }, 0)) break; }"),
+    ("memory hog",
+     "void hostile() { for (;;) { char* p = (char*)malloc(1 << 24); if (!p) break; "
+     "memset(p, 1, 1 << 24); } }"),
+    ("disk hog",
+     "void hostile() { FILE* f = fopen(\"hog.bin\", \"w\"); static char b[1 << 20]; "
+     "while (f && fwrite(b, 1, sizeof b, f) == sizeof b) {} }"),
+    ("endless output", "void hostile() { for (;;) puts(\"xxxxxxxxxxxxxxxxxxxxxxxx\"); }"),
+    ("sleeps past the limit", "void hostile() { sleep(1000); }"),
+    ("overwrites a host file",
+     "void hostile() { FILE* f = fopen(\"{canary}\", \"w\"); if (f) fputs(\"pwned\", f); }"),
+    ("creates a host file",
+     "void hostile() { FILE* f = fopen(\"{outside}\", \"w\"); if (f) fputs(\"pwned\", f); }"),
+    ("reads another folder of the host",
+     "void hostile() { char b[4096]; FILE* f = fopen(\"{secret}\", \"r\"); "
+     "if (f) { size_t n = fread(b, 1, sizeof b - 1, f); b[n] = 0; puts(b); } "
+     "const char* dirs[] = {\"/tmp\", \"/dev/shm\"}; for (const char* d : dirs) "
+     "{ DIR* dir = opendir(d); while (dir) { dirent* e = readdir(dir); if (!e) break; "
+     "puts(e->d_name); } } }"),
+    ("tcp to the host", _CPP_CONNECT + "void hostile() { send_to(SOCK_STREAM, {tcp}); }"),
+    ("udp to the host", _CPP_CONNECT + "void hostile() { send_to(SOCK_DGRAM, {udp}); }"),
+    ("unix socket of the host",
+     "void hostile() { int s = socket(AF_UNIX, SOCK_STREAM, 0); sockaddr_un a{}; "
+     "a.sun_family = AF_UNIX; strcpy(a.sun_path, \"{sock}\"); "
+     "if (connect(s, (sockaddr*)&a, sizeof a) == 0) write(s, \"pwned\", 5); }"),
+    ("modes that stop clean-up",
+     "void hostile() { mkdir(\"locked\", 0700); mkdir(\"locked/deeper\", 0700); "
+     "close(open(\"locked/deeper/f\", O_CREAT | O_WRONLY, 0600)); chmod(\"locked/deeper\", 0); "
+     "chmod(\"locked\", 0); chmod(\".\", 0500); }"),
+    ("exec true", "void hostile() { execlp(\"true\", \"true\", (char*)0); }"),
+    ("LD_PRELOAD and a re-exec of true",
+     "void hostile() { setenv(\"LD_PRELOAD\", \"/nonexistent.so\", 1); "
+     "execlp(\"sh\", \"sh\", \"-c\", \"exit 0\", (char*)0); }"),
+    ("exit_group(0) by syscall",
+     "void hostile() { asm volatile(\"mov $231, %%eax; xor %%edi, %%edi; syscall\" "
+     "::: \"eax\", \"edi\"); }"),
+]
+
+
+def cpp_code(snippet: str) -> str:
+    body = "    void hostile();\n    hostile();\n    return false;\n}\n"
+    return body + _CPP_HEAD + snippet + "\n"
+
+
+CORPUS = {
+    "python": (PYTHON, python_code),
+    "js": (JS, js_code),
+    "cpp": (CPP, cpp_code),
+}
+
+
+def fill(snippet: str, values: dict[str, object]) -> str:
+    """The snippet with its placeholders replaced (by name: its other braces are code)."""
+    for name, value in values.items():
+        snippet = snippet.replace("{" + name + "}", str(value))
+    return snippet

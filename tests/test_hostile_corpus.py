@@ -1,0 +1,226 @@
+"""The hostile corpus (tests/hostile_corpus.py) through the real runners, fresh and warm.
+
+For every language and executor, each hostile program of HumanEval-X's task 0 is run, and
+then checked, not assumed: no program passes (each answers wrongly); none builds badly (a bug of
+this test) or is an infra error; none prints what it was not to see (a secret in the host's
+/tmp and /dev/shm); and after the batch the host file it tried to overwrite is unchanged, the
+one it tried to create does not exist, the listeners on the host (TCP, UDP, unix socket) got
+nothing, no process it started survives, and the task's reference, run next, passes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import shutil
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hostile_corpus import CORPUS, fill
+from live_processes import live_pids_with
+from test_humanevalx_runner import make_ctx, run_all
+from test_marker_secrecy_programs import describe
+from test_warm_executor import _bwrap
+
+from codereval.families.humanevalx.dataset import load_humanevalx
+from codereval.model import Outcome, Verdict
+from codereval.runners.base import RunContext
+from codereval.runners.program import WARM_LANGUAGES, ProgramRunner
+from codereval.sandbox import get_sandbox
+from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.warm import WarmPool
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(BwrapSandbox.unavailable_reason() is not None,
+                       reason="bubblewrap unavailable"),
+]
+
+WALL_TIME = 6.0
+# What may end at the wall-time limit rather than by itself.
+MAY_TIME_OUT = {"sleeps past the limit", "busy past the limit", "endless output", "fork bomb",
+                "spawn bomb", "thread bomb", "worker thread bomb", "memory hog", "disk hog"}
+
+
+@dataclasses.dataclass
+class Host:
+    """What the programs aim at on the host, and what reached it."""
+
+    values: dict[str, object]
+    canary: Path
+    canary_text: str
+    outside: Path
+    secret: str
+    received: list[str]
+
+
+@pytest.fixture()
+def host(tmp_path: Path) -> Iterator[Host]:
+    token = secrets.token_hex(8)
+    # Outside /tmp: the sandbox's root is the host's, read-only, so the program can see it.
+    aimed = Path("/var/tmp") / f"codereval-hostile-{token}"
+    aimed.mkdir()
+    canary, outside = aimed / "canary", aimed / "created"
+    canary.write_text(f"canary {token}\n")
+    secret = f"SECRET-{token}"
+    (tmp_path / "secret").write_text(secret)
+    shm_secret = Path("/dev/shm") / f"codereval-hostile-{secret}"
+    shm_secret.write_text(secret)
+    received: list[str] = []
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(16)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(tmp_path / "host.sock"))
+    unix.listen(16)
+    stop = threading.Event()
+
+    def listen(sock: socket.socket, kind: str, accept: bool) -> None:
+        sock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                if accept:
+                    conn, _ = sock.accept()
+                    received.append(f"{kind} connection")
+                    conn.close()
+                else:
+                    sock.recvfrom(64)
+                    received.append(f"{kind} datagram")
+            except OSError:
+                continue
+
+    threads = [threading.Thread(target=listen, args=args, daemon=True)
+               for args in ((tcp, "tcp", True), (udp, "udp", False), (unix, "unix", True))]
+    for thread in threads:
+        thread.start()
+    values: dict[str, object] = {
+        "canary": canary, "outside": outside, "secret": tmp_path / "secret",
+        "tcp": tcp.getsockname()[1], "udp": udp.getsockname()[1], "sock": tmp_path / "host.sock",
+        "sleep": 7000 + secrets.randbelow(2000),
+    }
+    try:
+        yield Host(values, canary, canary.read_text(), outside, secret, received)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for sock in (tcp, udp, unix):
+            sock.close()
+        shm_secret.unlink(missing_ok=True)
+        shutil.rmtree(aimed, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[ProgramRunner]:
+    runner = ProgramRunner()
+    yield runner
+    runner.close()
+
+
+def context(executor: str, tmp_path: Path) -> RunContext:
+    ctx = make_ctx(tmp_path / "work", wall_time=WALL_TIME)
+    if executor == "warm":
+        return dataclasses.replace(ctx, warm=WarmPool(sandbox=_bwrap(), root=tmp_path / "warm"))
+    return ctx
+
+
+def host_problems(host: Host) -> list[str]:
+    """What reached the host: sleepers alive, listeners' mail, the host files touched."""
+    found = []
+    sleepers = f"sleep {host.values['sleep']}"
+    deadline = time.monotonic() + 5
+    while live_pids_with(sleepers, exact=True) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if live_pids_with(sleepers, exact=True):
+        found.append(f"survivors: {live_pids_with(sleepers, exact=True)}")
+    time.sleep(0.5)  # what a listener was sent is in by now
+    if host.received:
+        found.append(f"the host's listeners got: {sorted(set(host.received))}")
+    if host.canary.read_text() != host.canary_text:
+        found.append("the host file was overwritten")
+    if host.outside.exists():
+        found.append("a host file was created")
+    return found
+
+
+def problems_of(label: str, outcome: Outcome, host: Host) -> list[str]:
+    said = f"{label}:\n{describe(outcome)}"
+    found = []
+    if outcome.verdict is Verdict.PASSED:
+        found.append(f"PASSED {said}")
+    if outcome.verdict in (Verdict.COMPILE_ERROR, Verdict.SYNTAX_ERROR, Verdict.INFRA_ERROR):
+        found.append(f"{outcome.verdict.value} (a bug of this test or the harness) {said}")
+    if outcome.verdict is Verdict.TIMEOUT and label not in MAY_TIME_OUT:
+        found.append(f"timed out {said}")
+    if host.secret in outcome.stdout_tail + outcome.stderr_tail + outcome.detail:
+        found.append(f"printed the host's secret {said}")
+    return found
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+@pytest.mark.parametrize("language", list(CORPUS))
+def test_no_hostile_program_passes_reaches_the_host_or_survives(
+    language: str, executor: str, hx: Path, runner: ProgramRunner, host: Host, tmp_path: Path
+) -> None:
+    programs, wrap = CORPUS[language]
+    build: Callable[[str], str] = wrap  # type: ignore[assignment]
+    assert len(programs) >= 25
+    task = load_humanevalx(language, data_dir=hx)[0]
+    ctx = context(executor, tmp_path)
+    try:
+        outcomes = run_all(runner, ctx, [(task, build(fill(code, host.values)))
+                                         for _, code in programs])
+        problems = [p for (label, _), o in zip(programs, outcomes, strict=True)
+                    for p in problems_of(label, o, host)]
+        # Whatever they started is gone (the sleepers would live for thousands of seconds).
+        problems += host_problems(host)
+        # The next sample is unaffected.
+        (after,) = run_all(runner, ctx, [(task, task.reference)])
+        if after.verdict is not Verdict.PASSED:
+            problems.append(f"the reference after the corpus: {describe(after)}")
+        if executor == "warm" and language in WARM_LANGUAGES and (
+                after.provenance.executor != "warm"):
+            problems.append(f"the reference after the corpus ran {after.provenance.executor}")
+    finally:
+        if ctx.warm is not None:
+            ctx.warm.close()
+    assert not problems, "\n\n".join(problems)
+
+
+ESCAPES = ("sleepers left behind", "overwrites a host file", "creates a host file",
+           "reads another folder of the host", "tcp to the host", "udp to the host",
+           "unix socket of the host")
+
+
+def test_the_checks_see_each_escape_when_nothing_contains_it(
+    hx: Path, runner: ProgramRunner, host: Host, tmp_path: Path
+) -> None:
+    # The same programs without a sandbox: every check above must fire, or it checks nothing.
+    programs = [(label, code) for label, code in CORPUS["python"][0] if label in ESCAPES]
+    assert len(programs) == len(ESCAPES)
+    task = load_humanevalx("python", data_dir=hx)[0]
+    ctx = dataclasses.replace(make_ctx(tmp_path / "work", wall_time=WALL_TIME),
+                              sandbox=get_sandbox("none"))
+    build: Callable[[str], str] = CORPUS["python"][1]  # type: ignore[assignment]
+    try:
+        outcomes = run_all(runner, ctx, [(task, build(fill(code, host.values)))
+                                         for _, code in programs])
+        leaked = [label for (label, _), o in zip(programs, outcomes, strict=True)
+                  if any("secret" in p for p in problems_of(label, o, host))]
+        found = host_problems(host)
+    finally:
+        for pid in live_pids_with(f"sleep {host.values['sleep']}", exact=True):
+            os.kill(pid, signal.SIGKILL)
+    assert leaked == ["reads another folder of the host"]
+    assert any(p.startswith("survivors") for p in found)
+    assert "the host file was overwritten" in found and "a host file was created" in found
+    got = next(p for p in found if p.startswith("the host's listeners got"))
+    assert all(kind in got for kind in ("tcp connection", "udp datagram", "unix connection"))
