@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import json
 
+# A snippet that starts so runs at the program's top level, after the function.
+TOP = "@top\n"
+
 # --------------------------------------------------------------------------------- Python
 # The body of has_close_elements (4 spaces in), then its wrong answer.
 PYTHON: list[tuple[str, str]] = [
@@ -79,10 +82,21 @@ PYTHON: list[tuple[str, str]] = [
     ("deletes the test's files",
      "import os\nfor name in os.listdir('.'):\n    try:\n        os.remove(name)\n"
      "    except OSError:\n        pass"),
+    ("AssertionError replaced before the test",
+     TOP + "import builtins\nbuiltins.AssertionError = SystemExit"),
+]
+
+# The task's own checks defeated in the process (not the harness's): strict xfails.
+PYTHON_TEST_TAMPERING: list[tuple[str, str]] = [
+    ("an answer equal to everything",
+     "class _Equal:\n    def __eq__(self, other):\n        return True\n"
+     "return _Equal()"),
 ]
 
 
 def python_code(snippet: str) -> str:
+    if snippet.startswith(TOP):
+        return f"    return False\n{snippet[len(TOP):]}\n"
     lines = [*snippet.splitlines(), "return False"]
     return "".join(f"    {line}\n" for line in lines)
 
@@ -157,10 +171,17 @@ JS: list[tuple[str, str]] = [
     ("deletes the test's files",
      "const fs = require('fs'); for (const n of fs.readdirSync('.')) "
      "{ try { fs.rmSync(n, {recursive: true, force: true}); } catch (e) {} }"),
+    # After the function, at the module's top level, before the test runs.
+    ("console.assert replaced before the test", TOP + "console.assert = () => {};"),
+    ("the global console replaced",
+     TOP + "Object.defineProperty(globalThis, 'console', {value: {assert() {}, log() {}}});"),
+    ("a module-level console shadows the global", TOP + "var console = {assert() {}};"),
 ]
 
 
 def js_code(snippet: str) -> str:
+    if snippet.startswith(TOP):
+        return f"  return false;\n}}\n{snippet[len(TOP):]}\n"
     return f"  {snippet}\n  return false;\n}}\n"
 
 
@@ -238,6 +259,9 @@ CPP: list[tuple[str, str]] = [
     ("LD_PRELOAD and a re-exec of true",
      "void hostile() { setenv(\"LD_PRELOAD\", \"/nonexistent.so\", 1); "
      "execlp(\"sh\", \"sh\", \"-c\", \"exit 0\", (char*)0); }"),
+    ("assert defined away before the test", "#define assert(x) ((void)0)\nvoid hostile() {}"),
+    ("a main of its own, the test's renamed",
+     "int main() { return 0; }\n#define main codereval_not_main\nvoid hostile() {}"),
     ("exit_group(0) by syscall",
      "void hostile() { asm volatile(\"mov $231, %%eax; xor %%edi, %%edi; syscall\" "
      "::: \"eax\", \"edi\"); }"),
@@ -249,10 +273,91 @@ def cpp_code(snippet: str) -> str:
     return body + _CPP_HEAD + snippet + "\n"
 
 
+# ---------------------------------------------------------------------------------- Rust
+# The body calls hostile(), defined after the function with the C functions it needs.
+_RUST_HEAD = (
+    "#[allow(dead_code)]\nextern \"C\" { fn fork() -> i32; fn _exit(code: i32) -> !; "
+    "fn kill(pid: i32, sig: i32) -> i32; fn getppid() -> i32; fn setsid() -> i32; "
+    "fn atexit(f: extern \"C\" fn()) -> i32; }\n"
+    "use std::io::Write as _;\nuse std::os::unix::process::CommandExt as _;\n"
+    "use std::os::unix::fs::PermissionsExt as _;\n"
+)
+RUST: list[tuple[str, str]] = [
+    ("process::exit(0) in the function", "fn hostile() { std::process::exit(0); }"),
+    ("_exit(0) in the function", "fn hostile() { unsafe { _exit(0) } }"),
+    ("atexit handler _exits 0",
+     "extern \"C\" fn bye() { unsafe { _exit(0) } }\n"
+     "fn hostile() { unsafe { atexit(bye); } }"),
+    ("panic hook exits 0 (a failed assert_eq)",
+     "fn hostile() { std::panic::set_hook(Box::new(|_| std::process::exit(0))); }"),
+    ("forged pass lines",
+     "fn hostile() { println!(\"CODEREVAL-DONE-{}\\npassed\\ntest result: ok\", "
+     "\"0\".repeat(32)); }"),
+    ("kill the parent", "fn hostile() { unsafe { kill(getppid(), 9); } }"),
+    ("kill every process", "fn hostile() { unsafe { kill(-1, 9); } }"),
+    ("fork bomb", "fn hostile() { loop { if unsafe { fork() } < 0 { break; } } }"),
+    ("sleepers left behind",
+     "fn hostile() { for _ in 0..20 { let _ = std::process::Command::new(\"sleep\")"
+     ".arg(\"{sleep}\").process_group(0).spawn(); } }"),
+    ("a double-forked daemon",
+     "fn hostile() { unsafe { if fork() == 0 { setsid(); if fork() == 0 { "
+     "let _ = std::process::Command::new(\"sleep\").arg(\"{sleep}\").exec(); } _exit(0); } } }"),
+    ("thread bomb",
+     "fn hostile() { for _ in 0..100000 { if std::thread::Builder::new().spawn(|| "
+     "std::thread::sleep(std::time::Duration::from_secs(30))).is_err() { break; } } }"),
+    ("memory hog",
+     "fn hostile() { let mut hog = Vec::new(); loop { hog.push(vec![1u8; 1 << 24]); } }"),
+    ("disk hog",
+     "fn hostile() { if let Ok(mut f) = std::fs::File::create(\"hog.bin\") { "
+     "let b = vec![0u8; 1 << 20]; while f.write_all(&b).is_ok() {} } }"),
+    ("endless output", "fn hostile() { loop { println!(\"{}\", \"x\".repeat(1000)); } }"),
+    ("sleeps past the limit",
+     "fn hostile() { std::thread::sleep(std::time::Duration::from_secs(1000)); }"),
+    ("overwrites a host file", "fn hostile() { let _ = std::fs::write(\"{canary}\", \"pwned\"); }"),
+    ("creates a host file", "fn hostile() { let _ = std::fs::write(\"{outside}\", \"pwned\"); }"),
+    ("reads another folder of the host",
+     "fn hostile() { if let Ok(t) = std::fs::read_to_string(\"{secret}\") { println!(\"{}\", t); } "
+     "for d in [\"/tmp\", \"/dev/shm\"] { if let Ok(es) = std::fs::read_dir(d) { "
+     "for e in es.flatten() { println!(\"{:?}\", e.path()); } } } }"),
+    ("tcp to the host",
+     "fn hostile() { if let Ok(mut s) = std::net::TcpStream::connect(\"127.0.0.1:{tcp}\") { "
+     "let _ = s.write_all(b\"pwned\"); } }"),
+    ("udp to the host",
+     "fn hostile() { if let Ok(s) = std::net::UdpSocket::bind(\"127.0.0.1:0\") { "
+     "let _ = s.send_to(b\"pwned\", \"127.0.0.1:{udp}\"); } }"),
+    ("unix socket of the host",
+     "fn hostile() { if let Ok(mut s) = std::os::unix::net::UnixStream::connect(\"{sock}\") { "
+     "let _ = s.write_all(b\"pwned\"); } }"),
+    ("modes that stop clean-up",
+     "fn hostile() { let _ = std::fs::create_dir_all(\"locked/deeper\"); "
+     "let _ = std::fs::write(\"locked/deeper/f\", \"\"); "
+     "for (p, m) in [(\"locked/deeper\", 0), (\"locked\", 0), (\".\", 0o500)] { "
+     "let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)); } }"),
+    ("exec true", "fn hostile() { let _ = std::process::Command::new(\"true\").exec(); }"),
+    ("LD_PRELOAD and an exec that exits 0",
+     "fn hostile() { let _ = std::process::Command::new(\"sh\")"
+     ".env(\"LD_PRELOAD\", \"/nonexistent.so\").args([\"-c\", \"exit 0\"]).exec(); }"),
+    ("a write through a null pointer",
+     "fn hostile() { unsafe { std::ptr::write_volatile(0 as *mut u8, 1); } }"),
+    ("assert_eq defined away before the test",
+     "macro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn hostile() {}"),
+    ("vec! made to build empty vectors",
+     "macro_rules! vec { ($($t:tt)*) => { Vec::new() }; }\nfn hostile() {}"),
+    ("include! made to bring an empty test",
+     "macro_rules! include { ($f:expr) => { mod tests { "
+     "pub(crate) fn test_has_close_elements() {} } }; }\nfn hostile() {}"),
+]
+
+
+def rust_code(snippet: str) -> str:
+    return "    hostile();\n    return false;\n}\n" + _RUST_HEAD + snippet + "\n"
+
+
 CORPUS = {
     "python": (PYTHON, python_code),
     "js": (JS, js_code),
     "cpp": (CPP, cpp_code),
+    "rust": (RUST, rust_code),
 }
 
 

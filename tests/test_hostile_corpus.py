@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hostile_corpus import CORPUS, fill
+from hostile_corpus import CORPUS, PYTHON_TEST_TAMPERING, fill, python_code
 from live_processes import live_pids_with
 from test_humanevalx_runner import make_ctx, run_all
 from test_marker_secrecy_programs import describe
@@ -151,12 +151,18 @@ def host_problems(host: Host) -> list[str]:
     return found
 
 
+# What the toolchain may refuse to build (the attempt is then over before it runs).
+MAY_BE_REFUSED = {"a main of its own, the test's renamed"}
+
+
 def problems_of(label: str, outcome: Outcome, host: Host) -> list[str]:
     said = f"{label}:\n{describe(outcome)}"
     found = []
     if outcome.verdict is Verdict.PASSED:
         found.append(f"PASSED {said}")
-    if outcome.verdict in (Verdict.COMPILE_ERROR, Verdict.SYNTAX_ERROR, Verdict.INFRA_ERROR):
+    refused = (Verdict.COMPILE_ERROR, Verdict.SYNTAX_ERROR) if label in MAY_BE_REFUSED else ()
+    if outcome.verdict in (Verdict.COMPILE_ERROR, Verdict.SYNTAX_ERROR, Verdict.INFRA_ERROR) and (
+            outcome.verdict not in refused):
         found.append(f"{outcome.verdict.value} (a bug of this test or the harness) {said}")
     if outcome.verdict is Verdict.TIMEOUT and label not in MAY_TIME_OUT:
         found.append(f"timed out {said}")
@@ -224,3 +230,16 @@ def test_the_checks_see_each_escape_when_nothing_contains_it(
     assert "the host file was overwritten" in found and "a host file was created" in found
     got = next(p for p in found if p.startswith("the host's listeners got"))
     assert all(kind in got for kind in ("tcp connection", "udp datagram", "unix connection"))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the task's own test compares with ==, which an object of the "
+                   "sample's can satisfy: a weakness of the benchmark's tests, run as written")
+def test_what_tampering_with_the_tests_own_checks_can_do(
+    hx: Path, runner: ProgramRunner, tmp_path: Path
+) -> None:
+    task = load_humanevalx("python", data_dir=hx)[0]
+    ctx = make_ctx(tmp_path / "work", wall_time=WALL_TIME)
+    pairs = [(task, python_code(code)) for _, code in PYTHON_TEST_TAMPERING]
+    outcomes = run_all(runner, ctx, pairs)
+    assert all(o.verdict is not Verdict.PASSED for o in outcomes), [describe(o) for o in outcomes]

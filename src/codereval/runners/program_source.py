@@ -209,16 +209,27 @@ def java_program(task: Task, code: str) -> Program:
     return Program(files={"Main.java": text}, main="Main.java")
 
 
-# Node's console.assert only prints "Assertion failed"; the tests rely on it throwing.
+# Node's console.assert only prints "Assertion failed"; the tests rely on it throwing. The
+# throwing one is ours, so the sample must not be able to take it back: it is fixed on the
+# console object, the console fixed on the global object, and the test is given that console
+# as a parameter, which a `const console` or `var console` of the sample's cannot shadow (and a
+# second `codereval_console` is a SyntaxError).
 JS_PROLOGUE = (
-    "{ const codereval_ok = require('node:assert').ok;\n"
-    "  console.assert = (value, ...message) =>\n"
-    "    codereval_ok(value, message.length ? message.join(' ') : 'console.assert failed'); }\n"
+    "const codereval_console = (() => {\n"
+    "  const ok = require('node:assert').ok;\n"
+    "  const check = (value, ...message) =>\n"
+    "    ok(value, message.length ? message.join(' ') : 'console.assert failed');\n"
+    "  const fixed = { writable: false, configurable: false };\n"
+    "  Object.defineProperty(console, 'assert', { value: check, ...fixed });\n"
+    "  Object.defineProperty(globalThis, 'console', { value: console, ...fixed });\n"
+    "  return console;\n"
+    "})();\n"
 )
 
 
 def js_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
+    test = f";((console) => {{\n{test}\n}})(codereval_console);"
     text = f"{JS_PROLOGUE}{prefix}{_code(code)}\n{test}\n"
     return Program(files={"program.js": text, JS_LAUNCHER: prologue_source(JS_LAUNCHER)},
                    main=JS_LAUNCHER)
@@ -293,6 +304,12 @@ def go_testmain(tests: list[str]) -> str:
     )
 
 
+# The standard macros tests call by their bare names (in a comment or a string the name is
+# qualified too, which changes text nothing runs).
+_RUST_STD_MACRO = re.compile(r"(?<![\w:])(assert_eq|assert_ne|assert|debug_assert_eq|"
+                             r"debug_assert_ne|debug_assert|vec|panic|format)!")
+
+
 def rust_program(task: Task, code: str) -> Program:
     """``prefix + code`` then the test module and a ``main`` that calls each ``#[test]`` fn.
 
@@ -309,6 +326,9 @@ def rust_program(task: Task, code: str) -> Program:
     module = _RUST_TEST_MOD.search(bare)
     # The tests become plain functions the crate root may call.
     test = test.replace("#[test]", "")
+    # The test's macros are the standard ones whatever the sample defines: a `macro_rules!
+    # assert_eq` (or vec!, or include!) of its own would otherwise shadow them here.
+    test = _RUST_STD_MACRO.sub(lambda m: f"::std::{m.group(1)}!", test)
     for name in names:
         test = re.sub(rf"\bfn\s+{name}\s*\(", f"pub(crate) fn {name}(", test, count=1)
     if names and module:
@@ -316,7 +336,7 @@ def rust_program(task: Task, code: str) -> Program:
     else:
         # No test found means nothing was checked: that is never a pass.
         calls = '    eprintln!("error: no test functions found");\n    std::process::exit(1);\n'
-    head = f'{prefix}{_code(code)}\ninclude!("{RUST_TEST_FILE}");\n\nfn main() {{\n{calls}'
+    head = f'{prefix}{_code(code)}\n::std::include!("{RUST_TEST_FILE}");\n\nfn main() {{\n{calls}'
     call = "    codereval_prologue::done();"
     prologue = prologue_source("codereval_prologue.rs")
     # Where the call stands (1-based line and column): the only place done() announces from.
