@@ -366,3 +366,167 @@ def fill(snippet: str, values: dict[str, object]) -> str:
     for name, value in values.items():
         snippet = snippet.replace("{" + name + "}", str(value))
     return snippet
+
+
+# ------------------------------------------------------------------------------------ Go
+# The body calls hostile(), defined after the function; the program imports only the standard
+# packages its code names from a fixed set (os, fmt, time, strings ...: no net, no syscall, no
+# os/exec), so sockets and sessions go through programs it starts. INIT and VAR snippets run
+# before the test, as an init() and a package variable's initialiser.
+INIT, VAR = "@init\n", "@var\n"
+_GO_RUN = (
+    "func run(argv ...string) { p, err := os.StartProcess(argv[0], argv, "
+    "&os.ProcAttr{Files: []*os.File{nil, os.Stdout, os.Stderr}}); if err == nil { p.Wait() } }\n"
+)
+GO: list[tuple[str, str]] = [
+    ("os.Exit(0) in the function", "os.Exit(0)"),
+    ("os.Exit(0) in init()", INIT + "os.Exit(0)"),
+    ("os.Exit(0) in a package variable", VAR + "os.Exit(0)"),
+    ("forged pass lines",
+     "fmt.Println(\"CODEREVAL-DONE-\" + strings.Repeat(\"0\", 32))\n"
+     "fmt.Println(\"PASS\")\nfmt.Println(\"ok  \\tcommand-line-arguments\\t0.001s\")"),
+    ("stdout closed, then exit 0", "os.Stdout.Close()\nos.Exit(0)"),
+    ("kill the parent", "if p, err := os.FindProcess(os.Getppid()); err == nil { p.Kill() }"),
+    ("kill every process", "if p, err := os.FindProcess(-1); err == nil { p.Kill() }"),
+    ("spawn bomb",
+     "for { if _, err := os.StartProcess(\"/bin/sleep\", []string{\"sleep\", \"30\"}, "
+     "&os.ProcAttr{}); err != nil { break } }"),
+    ("sleepers left behind",
+     "for i := 0; i < 20; i++ { os.StartProcess(\"/usr/bin/setsid\", "
+     "[]string{\"setsid\", \"sleep\", \"{sleep}\"}, &os.ProcAttr{}) }"),
+    ("a double-forked daemon",
+     "run(\"/bin/sh\", \"-c\", \"nohup setsid sleep {sleep} >/dev/null 2>&1 &\")"),
+    ("goroutine bomb",
+     "for i := 0; i < 100000; i++ { go func() { time.Sleep(30 * time.Second) }() }"),
+    ("memory hog",
+     "var hog [][]byte\nfor { b := make([]byte, 1<<24); for i := range b { b[i] = 1 }; "
+     "hog = append(hog, b) }"),
+    ("disk hog",
+     "if f, err := os.Create(\"hog.bin\"); err == nil { b := make([]byte, 1<<20); "
+     "for { if _, err := f.Write(b); err != nil { break } } }"),
+    ("endless output", "for { fmt.Println(strings.Repeat(\"x\", 1000)) }"),
+    ("sleeps past the limit", "time.Sleep(1000 * time.Second)"),
+    ("overwrites a host file", "os.WriteFile(\"{canary}\", []byte(\"pwned\"), 0o644)"),
+    ("creates a host file", "os.WriteFile(\"{outside}\", []byte(\"pwned\"), 0o644)"),
+    ("reads another folder of the host",
+     "if b, err := os.ReadFile(\"{secret}\"); err == nil { fmt.Println(string(b)) }\n"
+     "for _, d := range []string{\"/tmp\", \"/dev/shm\"} { if es, err := os.ReadDir(d); "
+     "err == nil { for _, e := range es { fmt.Println(e.Name()) } } }"),
+    ("tcp to the host", "run(\"/bin/bash\", \"-c\", \"echo pwned > /dev/tcp/127.0.0.1/{tcp}\")"),
+    ("udp to the host", "run(\"/bin/bash\", \"-c\", \"echo pwned > /dev/udp/127.0.0.1/{udp}\")"),
+    ("unix socket of the host",
+     "run(\"/usr/bin/python3\", \"-c\", \"import socket; s = socket.socket(socket.AF_UNIX); "
+     "s.connect('{sock}'); s.sendall(b'pwned')\")"),
+    ("modes that stop clean-up",
+     "os.MkdirAll(\"locked/deeper\", 0o700)\nos.WriteFile(\"locked/deeper/f\", nil, 0o600)\n"
+     "os.Chmod(\"locked/deeper\", 0)\nos.Chmod(\"locked\", 0)\nos.Chmod(\".\", 0o500)"),
+    ("an environment for a child that exits 0",
+     "os.Setenv(\"GOFLAGS\", \"-count=0\")\nrun(\"/bin/sh\", \"-c\", \"exit 0\")\nos.Exit(0)"),
+    ("deletes the test's files",
+     "if es, err := os.ReadDir(\".\"); err == nil { for _, e := range es { "
+     "os.RemoveAll(e.Name()) } }"),
+    ("a package variable named like the test's assert", TOP + "var assert = 1"),
+    ("a TestMain of its own", TOP + "func TestMain(m *testing.M) { os.Exit(0) }"),
+]
+
+
+def go_code(snippet: str) -> str:
+    head = f"    return false\n}}\n{_GO_RUN}"
+    if snippet.startswith(INIT):
+        return f"{head}func init() {{\n{snippet[len(INIT):]}\n}}\n"
+    if snippet.startswith(VAR):
+        return f"{head}var codereval_early = func() int {{\n{snippet[len(VAR):]}\nreturn 0\n}}()\n"
+    if snippet.startswith(TOP):
+        return f"{head}{snippet[len(TOP):]}\n"
+    return f"    hostile()\n{head}func hostile() {{\n{snippet}\n}}\n"
+
+
+# ---------------------------------------------------------------------------------- Java
+# The body calls hostile(), a static method of Solution whose body is wrapped in a catch-all;
+# MEMBER snippets are members of Solution (a static initialiser runs before the test), TOP
+# ones classes of their own beside it.
+MEMBER = "@member\n"
+JAVA: list[tuple[str, str]] = [
+    ("System.exit(0) in the method", "System.exit(0);"),
+    ("Runtime.halt(0)", "Runtime.getRuntime().halt(0);"),
+    ("a shutdown hook halts 0",
+     "Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));"),
+    ("an uncaught-exception handler halts 0",
+     "Thread.setDefaultUncaughtExceptionHandler((t, e) -> Runtime.getRuntime().halt(0));"),
+    ("a static initialiser exits 0", MEMBER + "static { System.exit(0); }"),
+    ("forged pass lines",
+     "System.out.println(\"CODEREVAL-DONE-\" + \"0\".repeat(32)); "
+     "System.out.println(\"passed\"); System.out.println(\"OK (1 test)\");"),
+    ("stderr silenced, then halt(0) from a hook",
+     "System.setErr(new java.io.PrintStream(java.io.OutputStream.nullOutputStream())); "
+     "Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));"),
+    ("kill the parent",
+     "ProcessHandle.current().parent().ifPresent(ProcessHandle::destroyForcibly);"),
+    ("kill every process", "ProcessHandle.allProcesses().forEach(ProcessHandle::destroyForcibly);"),
+    ("spawn bomb", "for (;;) new ProcessBuilder(\"sleep\", \"30\").start();"),
+    ("sleepers left behind",
+     "for (int i = 0; i < 20; i++) "
+     "new ProcessBuilder(\"setsid\", \"sleep\", \"{sleep}\").start();"),
+    ("a double-forked daemon",
+     "new ProcessBuilder(\"sh\", \"-c\", \"nohup setsid sleep {sleep} >/dev/null 2>&1 &\")"
+     ".start().waitFor();"),
+    ("thread bomb",
+     "for (int i = 0; i < 100000; i++) { Thread t = new Thread(() -> { try { "
+     "Thread.sleep(30000); } catch (InterruptedException e) {} }); t.setDaemon(true); "
+     "t.start(); }"),
+    ("memory hog",
+     "java.util.List<byte[]> hog = new java.util.ArrayList<>(); "
+     "for (;;) hog.add(new byte[1 << 24]);"),
+    ("disk hog",
+     "try (java.io.FileOutputStream out = new java.io.FileOutputStream(\"hog.bin\")) { "
+     "byte[] b = new byte[1 << 20]; for (;;) out.write(b); }"),
+    ("endless output", "for (;;) System.out.println(\"x\".repeat(1000));"),
+    ("sleeps past the limit", "Thread.sleep(1000000);"),
+    ("overwrites a host file",
+     "java.nio.file.Files.writeString(java.nio.file.Path.of(\"{canary}\"), \"pwned\");"),
+    ("creates a host file",
+     "java.nio.file.Files.writeString(java.nio.file.Path.of(\"{outside}\"), \"pwned\");"),
+    ("reads another folder of the host",
+     "try { System.out.println(java.nio.file.Files.readString(java.nio.file.Path.of("
+     "\"{secret}\"))); } catch (Exception e) {} for (String d : new String[] {\"/tmp\", "
+     "\"/dev/shm\"}) { String[] names = new java.io.File(d).list(); if (names != null) "
+     "System.out.println(String.join(\",\", names)); }"),
+    ("tcp to the host",
+     "new java.net.Socket(\"127.0.0.1\", {tcp}).getOutputStream().write(\"pwned\".getBytes());"),
+    ("udp to the host",
+     "byte[] b = \"pwned\".getBytes(); new java.net.DatagramSocket().send(new "
+     "java.net.DatagramPacket(b, b.length, java.net.InetAddress.getLoopbackAddress(), {udp}));"),
+    ("unix socket of the host",
+     "java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(\"{sock}\"))"
+     ".write(java.nio.ByteBuffer.wrap(\"pwned\".getBytes()));"),
+    ("modes that stop clean-up",
+     "java.nio.file.Path d = java.nio.file.Path.of(\"locked/deeper\"); "
+     "java.nio.file.Files.createDirectories(d); "
+     "java.nio.file.Files.writeString(d.resolve(\"f\"), \"\"); "
+     "java.nio.file.Files.setPosixFilePermissions(d, java.util.Set.of()); "
+     "java.nio.file.Files.setPosixFilePermissions(d.getParent(), java.util.Set.of());"),
+    ("JAVA_TOOL_OPTIONS for a child, then its exit 0",
+     "ProcessBuilder p = new ProcessBuilder(\"sh\", \"-c\", \"exit 0\"); "
+     "p.environment().put(\"JAVA_TOOL_OPTIONS\", \"-Dx=1\"); System.exit(p.start().waitFor());"),
+    ("sun.misc.Unsafe writes to address 0",
+     "java.lang.reflect.Field f = sun.misc.Unsafe.class.getDeclaredField(\"theUnsafe\"); "
+     "f.setAccessible(true); ((sun.misc.Unsafe) f.get(null)).putAddress(0, 0);"),
+    ("a class named Arrays shadows the test's",
+     TOP + "class Arrays { static <T> java.util.List<T> asList(T... a) { "
+     "return new java.util.ArrayList<>(); } }"),
+    ("a class named AssertionError", TOP + "class AssertionError extends RuntimeException {}"),
+]
+
+
+def java_code(snippet: str) -> str:
+    head = "        hostile();\n        return false;\n    }\n"
+    if snippet.startswith(MEMBER):
+        return f"{head}    static void hostile() {{}}\n    {snippet[len(MEMBER):]}\n}}\n"
+    if snippet.startswith(TOP):
+        return f"{head}    static void hostile() {{}}\n}}\n{snippet[len(TOP):]}\n"
+    return (f"{head}    static void hostile() {{\n        try {{ {snippet} }} "
+            "catch (Throwable e) {}\n    }\n}\n")
+
+
+CORPUS["go"] = (GO, go_code)
+CORPUS["java"] = (JAVA, java_code)

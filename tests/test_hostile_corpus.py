@@ -1,4 +1,5 @@
-"""The hostile corpus (tests/hostile_corpus.py) through the real runners, fresh and warm.
+"""The hostile corpus (tests/hostile_corpus.py) through the real runners: fresh, warm, and
+(Python and JavaScript) on a Ray cluster.
 
 For every language and executor, each hostile program of HumanEval-X's task 0 is run, and
 then checked, not assumed: no program passes (each answers wrongly); none builds badly (a bug of
@@ -20,8 +21,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from conftest import in_own_process
 from hostile_corpus import CORPUS, PYTHON_TEST_TAMPERING, fill, python_code
 from live_processes import live_pids_with
 from test_humanevalx_runner import make_ctx, run_all
@@ -36,6 +39,9 @@ from codereval.sandbox import get_sandbox
 from codereval.sandbox.bwrap import BwrapSandbox
 from codereval.sandbox.warm import WarmPool
 
+if TYPE_CHECKING:
+    from codereval.executors.ray_local import LocalRayCluster
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(BwrapSandbox.unavailable_reason() is not None,
@@ -45,7 +51,8 @@ pytestmark = [
 WALL_TIME = 6.0
 # What may end at the wall-time limit rather than by itself.
 MAY_TIME_OUT = {"sleeps past the limit", "busy past the limit", "endless output", "fork bomb",
-                "spawn bomb", "thread bomb", "worker thread bomb", "memory hog", "disk hog"}
+                "spawn bomb", "thread bomb", "worker thread bomb", "goroutine bomb",
+                "memory hog", "disk hog"}
 
 
 @dataclasses.dataclass
@@ -152,7 +159,9 @@ def host_problems(host: Host) -> list[str]:
 
 
 # What the toolchain may refuse to build (the attempt is then over before it runs).
-MAY_BE_REFUSED = {"a main of its own, the test's renamed"}
+MAY_BE_REFUSED = {"a main of its own, the test's renamed",
+                  "a class named Arrays shadows the test's", "a class named AssertionError",
+                  "a package variable named like the test's assert", "a TestMain of its own"}
 
 
 def problems_of(label: str, outcome: Outcome, host: Host) -> list[str]:
@@ -243,3 +252,40 @@ def test_what_tampering_with_the_tests_own_checks_can_do(
     pairs = [(task, python_code(code)) for _, code in PYTHON_TEST_TAMPERING]
     outcomes = run_all(runner, ctx, pairs)
     assert all(o.verdict is not Verdict.PASSED for o in outcomes), [describe(o) for o in outcomes]
+
+
+@pytest.mark.xdist_group("ray-cluster")
+def test_through_ray_no_hostile_program_passes_reaches_the_host_or_survives(
+    cluster: LocalRayCluster, hx: Path, host: Host, tmp_path: Path
+) -> None:
+    # The nodes are processes of this machine: what reaches the host is seen as above.
+    from codereval.api import evaluate, load_benchmark
+
+    tasks, rows, labels = [], [], []
+    for language in ("python", "js"):
+        programs, wrap = CORPUS[language]
+        build: Callable[[str], str] = wrap  # type: ignore[assignment]
+        task = load_humanevalx(language, data_dir=hx)[0]
+        tasks.append(task)
+        for index, (label, code) in enumerate(programs):
+            rows.append({"task_id": task.task_id, "index": index,
+                         "code": build(fill(code, host.values))})
+            labels.append(label)
+        rows.append({"task_id": task.task_id, "index": len(programs), "code": task.reference})
+        labels.append("the reference")
+    run = in_own_process(evaluate, load_benchmark(tasks), rows, run_dir=tmp_path / "ray",
+                         executor="ray", ray_address=cluster.address, timeout=WALL_TIME)
+    got = {(o.task_id, o.sample_index): o for o in run.outcomes}
+    problems = []
+    for row, label in zip(rows, labels, strict=True):
+        outcome = got[(str(row["task_id"]), int(row["index"]))]  # type: ignore[call-overload]
+        if label == "the reference":
+            if outcome.verdict is not Verdict.PASSED:
+                problems.append(f"the reference through Ray: {describe(outcome)}")
+            continue
+        problems += problems_of(label, outcome, host)
+        if not outcome.provenance.executor.startswith("ray") and outcome.stage.value not in (
+                "extract", "inject"):
+            problems.append(f"{label}: not run by ray ({outcome.provenance.executor})")
+    problems += host_problems(host)
+    assert not problems, "\n\n".join(problems)

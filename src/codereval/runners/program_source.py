@@ -205,8 +205,35 @@ class {JAVA_ENTRY_CLASS} {{
 
 def java_program(task: Task, code: str) -> Program:
     prefix, test = _prefix_and_test(task)
-    text = f"{prefix}{_code(code)}\n{test}\n{JAVA_ENTRY}"
+    text = f"{_java_pinned(test)}{prefix}{_code(code)}\n{test}\n{JAVA_ENTRY}"
     return Program(files={"Main.java": text}, main="Main.java")
+
+
+# The JDK types tests name through `import java.util.*` and java.lang. A class of the sample's
+# with one of these names would shadow them (a package's own classes win over on-demand
+# imports): an `Arrays` whose asList returns an empty list makes the test check nothing.
+# Imported by name, they win instead, and such a class no longer compiles.
+_JAVA_LANG = (
+    "AssertionError Boolean Byte Character CharSequence Class Comparable Double Enum Error "
+    "Exception Float IllegalArgumentException IllegalStateException IndexOutOfBoundsException "
+    "Integer Iterable Long Math NullPointerException Number NumberFormatException Object "
+    "Runnable RuntimeException Short StrictMath String StringBuffer StringBuilder System "
+    "Thread Throwable UnsupportedOperationException Void"
+).split()
+_JAVA_UTIL = (
+    "AbstractMap ArrayDeque ArrayList Arrays BitSet Collection Collections Comparator Deque "
+    "HashMap HashSet Iterator LinkedHashMap LinkedHashSet LinkedList List ListIterator Map "
+    "NavigableMap NavigableSet Objects Optional OptionalDouble OptionalInt PriorityQueue Queue "
+    "Random Scanner Set SortedMap SortedSet Stack StringJoiner TreeMap TreeSet Vector"
+).split()
+_JAVA_NAME = re.compile(r"\b[A-Z]\w*\b")
+
+
+def _java_pinned(test: str) -> str:
+    used = set(_JAVA_NAME.findall(test))
+    names = [f"java.lang.{n}" for n in _JAVA_LANG if n in used]
+    names += [f"java.util.{n}" for n in _JAVA_UTIL if n in used]
+    return "".join(f"import {name};\n" for name in names)
 
 
 # Node's console.assert only prints "Assertion failed"; the tests rely on it throwing. The
