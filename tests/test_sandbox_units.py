@@ -3,6 +3,7 @@ the cgroups' life cycle, and what bubblewrap hides and drops."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -157,6 +158,44 @@ def test_kill_all_signals_members_only_while_they_are_frozen(
         bomb.kill()
         bomb.wait()
         assert group.kill_all() and group.remove()
+
+
+@needs_cgroups
+def test_a_frozen_cgroup_left_by_a_dead_supervisor_is_emptied_and_removed_by_the_next() -> None:
+    # A supervisor killed between kill_all's freeze and thaw leaves its members frozen, where
+    # not even SIGKILL ends them (seen: a fork bomb's 256 processes outliving a killed Ray
+    # node). The next codereval on the machine ends them and removes their cgroups.
+    from codereval.sandbox.cgroup import _sweep, probe
+
+    usable = probe()[0]
+    if "freezer" not in usable:
+        pytest.skip("no freezer cgroup")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    name = f"run-{gone.pid}-1"
+    dirs = {controller: base / name for controller, base in usable.items()}
+    for path in dirs.values():
+        path.mkdir()
+    left = subprocess.Popen(["sleep", "600"])
+    try:
+        for path in dirs.values():
+            (path / "cgroup.procs").write_text(str(left.pid))
+        (dirs["freezer"] / "freezer.state").write_text("FROZEN")
+        time.sleep(0.2)
+        left.kill()
+        with pytest.raises(subprocess.TimeoutExpired):
+            left.wait(timeout=0.5)  # frozen: the kill waits for a thaw that never comes
+        _sweep(usable)
+        assert left.wait(timeout=10) == -9
+        assert not any(path.exists() for path in dirs.values())
+    finally:
+        with contextlib.suppress(OSError):
+            (dirs["freezer"] / "freezer.state").write_text("THAWED")
+        left.kill()
+        left.wait()
+        for path in dirs.values():
+            with contextlib.suppress(OSError):
+                path.rmdir()
 
 
 @needs_bwrap

@@ -214,18 +214,20 @@ def java_program(task: Task, code: str) -> Program:
 # imports): an `Arrays` whose asList returns an empty list makes the test check nothing.
 # Imported by name, they win instead, and such a class no longer compiles.
 _JAVA_LANG = (
-    "AssertionError Boolean Byte Character CharSequence Class Comparable Double Enum Error "
-    "Exception Float IllegalArgumentException IllegalStateException IndexOutOfBoundsException "
-    "Integer Iterable Long Math NullPointerException Number NumberFormatException Object "
-    "Runnable RuntimeException Short StrictMath String StringBuffer StringBuilder System "
-    "Thread Throwable UnsupportedOperationException Void"
-).split()
+    "AssertionError", "Boolean", "Byte", "Character", "CharSequence", "Class", "Comparable",
+    "Double", "Enum", "Error", "Exception", "Float", "IllegalArgumentException",
+    "IllegalStateException", "IndexOutOfBoundsException", "Integer", "Iterable", "Long", "Math",
+    "NullPointerException", "Number", "NumberFormatException", "Object", "Runnable",
+    "RuntimeException", "Short", "StrictMath", "String", "StringBuffer", "StringBuilder", "System",
+    "Thread", "Throwable", "UnsupportedOperationException", "Void",
+)
 _JAVA_UTIL = (
-    "AbstractMap ArrayDeque ArrayList Arrays BitSet Collection Collections Comparator Deque "
-    "HashMap HashSet Iterator LinkedHashMap LinkedHashSet LinkedList List ListIterator Map "
-    "NavigableMap NavigableSet Objects Optional OptionalDouble OptionalInt PriorityQueue Queue "
-    "Random Scanner Set SortedMap SortedSet Stack StringJoiner TreeMap TreeSet Vector"
-).split()
+    "AbstractMap", "ArrayDeque", "ArrayList", "Arrays", "BitSet", "Collection", "Collections",
+    "Comparator", "Deque", "HashMap", "HashSet", "Iterator", "LinkedHashMap", "LinkedHashSet",
+    "LinkedList", "List", "ListIterator", "Map", "NavigableMap", "NavigableSet", "Objects",
+    "Optional", "OptionalDouble", "OptionalInt", "PriorityQueue", "Queue", "Random", "Scanner",
+    "Set", "SortedMap", "SortedSet", "Stack", "StringJoiner", "TreeMap", "TreeSet", "Vector",
+)
 _JAVA_NAME = re.compile(r"\b[A-Z]\w*\b")
 
 

@@ -81,7 +81,7 @@ def probe() -> tuple[dict[str, Path], str]:
             problems.append(f"{controller}: cannot create a cgroup in {base} ({error.strerror})")
             continue
         usable[controller] = base
-        _sweep(base)
+    _sweep(usable)
     return usable, "; ".join(problems)
 
 
@@ -103,13 +103,22 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def _sweep(base: Path) -> None:
-    """Remove run cgroups left by supervisors that died (their pid is in the name)."""
-    for entry in base.glob("run-*"):
-        owner = entry.name.split("-")[1]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            with contextlib.suppress(OSError):
-                entry.rmdir()
+def _sweep(usable: dict[str, Path]) -> None:
+    """Remove run cgroups left by supervisors that died (their pid is in the name), and kill
+    what is still in them. A supervisor killed while it held its cgroup frozen (kill_all
+    freezes, kills, thaws) leaves the members frozen, where not even SIGKILL ends them; the
+    same freeze, kill and thaw ends them here, and their cgroups go with them."""
+    stale: dict[str, dict[str, Path]] = {}
+    for controller, base in usable.items():
+        for entry in base.glob("run-*"):
+            owner = entry.name.split("-")[1]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                stale.setdefault(entry.name, {})[controller] = entry
+    for dirs in stale.values():
+        left = RunCgroup(dirs, memory_bytes=None)
+        with contextlib.suppress(OSError):
+            left.kill_all()
+            left.remove()
 
 
 @dataclass(frozen=True)
