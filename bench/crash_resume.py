@@ -5,7 +5,7 @@
 
 The samples: HumanEval's Python programs and HumanEval-X's JavaScript ones, each task's
 reference and a body that exits 3 before the test runs, and C++ references, ``--repeat``
-times each (12: 5,376 samples). First one uninterrupted run, timed; then the same samples into
+times each (12: 7,968 samples). First one uninterrupted run, timed; then the same samples into
 a new run directory, killed with SIGKILL ``--kills`` times at moments drawn from ``--seed``
 (the number of outcomes stored by then) — the driver, one of its warm workers, or with
 ``--ray`` a Ray node (replaced by a new one) — and resumed after each driver kill. Checked and
@@ -84,6 +84,18 @@ def live_with(token: str) -> list[int]:
     return found
 
 
+def ours(pid: int, driver: int, cluster: object) -> bool:
+    """A warm worker of this run: the driver's (its work root is named with the driver's pid),
+    or, on Ray, one started by a node of our cluster (its bubblewrap stays in the session of
+    that node's `ray start`). Never anyone else's on the machine."""
+    if cluster is None:
+        return pid in live_with(f"codereval-work-{driver}-")
+    try:
+        return os.getsid(pid) in {node.session for node in cluster.nodes}  # type: ignore[attr-defined]
+    except ProcessLookupError:
+        return False
+
+
 def leftovers(pid: int) -> list[str]:
     from codereval.sandbox.cgroup import probe
 
@@ -147,9 +159,7 @@ def main() -> None:
                 time.sleep(0.05)
             kind = chance.choice(kinds)
             if kind == "worker":
-                mine = set(live_with(f"codereval-work-{proc.pid}-")) if not cluster else set()
-                workers = sorted(set(live_with("warm_server")) & mine) if not cluster else (
-                    live_with("warm_server"))
+                workers = [p for p in live_with("warm_server") if ours(p, proc.pid, cluster)]
                 for pid in workers:
                     os.kill(pid, signal.SIGKILL)
                 counts[kind] += bool(workers)
