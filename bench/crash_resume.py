@@ -86,13 +86,17 @@ def live_with(token: str) -> list[int]:
 
 def ours(pid: int, driver: int, cluster: object) -> bool:
     """A warm worker of this run: the driver's (its work root is named with the driver's pid),
-    or, on Ray, one started by a node of our cluster (its bubblewrap stays in the session of
-    that node's `ray start`). Never anyone else's on the machine."""
+    or, on Ray, one started by a node of our cluster (a worker leads a session of its own; its
+    parent, the node's actor, is in the session of that node's `ray start`). Never anyone
+    else's on the machine."""
     if cluster is None:
         return pid in live_with(f"codereval-work-{driver}-")
+    sessions = {node.session for node in cluster.nodes}  # type: ignore[attr-defined]
     try:
-        return os.getsid(pid) in {node.session for node in cluster.nodes}  # type: ignore[attr-defined]
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        parent = int(stat.rpartition(")")[2].split()[1])
+        return os.getsid(parent) in sessions
+    except (OSError, ValueError):
         return False
 
 
