@@ -3,11 +3,12 @@
     .venv/bin/python bench/crash_resume.py [--hx ../shared/data/humanevalx] [--repeat 12]
         [--kills 20] [--seed 34] [--ray]
 
-The samples: HumanEval's Python programs and HumanEval-X's JavaScript ones, each task's
-reference and a body that exits 3 before the test runs, and C++ references, ``--repeat``
-times each (12: 7,968 samples). First one uninterrupted run, timed; then the same samples into
-a new run directory, killed with SIGKILL ``--kills`` times at moments drawn from ``--seed``
-(the number of outcomes stored by then) — the driver, one of its warm workers, or with
+The samples: HumanEval's Python programs and HumanEval-X's JavaScript ones (but the four
+whose tests draw unseeded random inputs), each task's reference and a body that exits 3
+before the test runs, and C++ references, ``--repeat`` times each (12: 7,872 samples).
+First one uninterrupted run, timed; then the same samples into a new run directory, killed
+with SIGKILL ``--kills`` times at moments drawn from ``--seed`` (the number of outcomes
+stored by then) — the driver, one of its warm workers, or with
 ``--ray`` a Ray node (replaced by a new one) — and resumed after each driver kill. Checked and
 printed: one outcome per sample, the uninterrupted run's verdicts, no sample finished before a
 crash run again (its row keeps the time it was recorded), and nothing left by the killed
@@ -40,7 +41,10 @@ def drive(hx: Path, run_dir: Path, repeat: int, ray_address: str | None) -> None
 
     chosen = {
         "python": load_humaneval(path=None),
-        "js": load_humanevalx("js", data_dir=hx),
+        # Not the tests that draw unseeded random inputs (JavaScript/32's Math.random
+        # polynomials): their reference fails now and then, in any run.
+        "js": [t for t in load_humanevalx("js", data_dir=hx)
+               if "Math.random" not in (t.test.code if t.test else "")],
         "cpp": load_humanevalx("cpp", data_dir=hx)[:8],
     }
     tasks, rows = [], []
