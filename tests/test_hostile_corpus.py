@@ -28,16 +28,13 @@ from conftest import in_own_process
 from hostile_corpus import CORPUS, PYTHON_TEST_TAMPERING, fill, python_code
 from live_processes import live_pids_with
 from test_humanevalx_runner import make_ctx, run_all
-from test_marker_secrecy_programs import describe
-from test_warm_executor import _bwrap
+from test_marker_secrecy_programs import context, describe
 
 from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Outcome, Verdict
-from codereval.runners.base import RunContext
 from codereval.runners.program import WARM_LANGUAGES, ProgramRunner
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.bwrap import BwrapSandbox
-from codereval.sandbox.warm import WarmPool
 
 if TYPE_CHECKING:
     from codereval.executors.ray_local import LocalRayCluster
@@ -125,20 +122,6 @@ def host(tmp_path: Path) -> Iterator[Host]:
         shutil.rmtree(aimed, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def runner() -> Iterator[ProgramRunner]:
-    runner = ProgramRunner()
-    yield runner
-    runner.close()
-
-
-def context(executor: str, tmp_path: Path) -> RunContext:
-    ctx = make_ctx(tmp_path / "work", wall_time=WALL_TIME)
-    if executor == "warm":
-        return dataclasses.replace(ctx, warm=WarmPool(sandbox=_bwrap(), root=tmp_path / "warm"))
-    return ctx
-
-
 def host_problems(host: Host) -> list[str]:
     """What reached the host: sleepers alive, listeners' mail, the host files touched."""
     found = []
@@ -194,7 +177,7 @@ def test_no_hostile_program_passes_reaches_the_host_or_survives(
     build: Callable[[str], str] = wrap  # type: ignore[assignment]
     assert len(programs) >= 25
     task = load_humanevalx(language, data_dir=hx)[0]
-    ctx = context(executor, tmp_path)
+    ctx = context(executor, tmp_path, wall_time=WALL_TIME)
     try:
         outcomes = run_all(runner, ctx, [(task, build(fill(code, host.values)))
                                          for _, code in programs])

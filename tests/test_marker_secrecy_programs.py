@@ -1563,8 +1563,9 @@ def run_attacks(language: str, hx: Path, runner: ProgramRunner,
     return outcomes[0], [(label, o) for (label, _), o in zip(attacks, outcomes[1:], strict=True)]
 
 
-def context(executor: str, tmp_path: Path) -> RunContext:
-    ctx = make_ctx(tmp_path / "work", wall_time=WALL_TIME)
+def context(executor: str, tmp_path: Path, *, wall_time: float = WALL_TIME) -> RunContext:
+    """A run context for ``executor`` (fresh, or warm with a pool of its own) under tmp_path."""
+    ctx = make_ctx(tmp_path / "work", wall_time=wall_time)
     if executor == "warm":
         return dataclasses.replace(ctx, warm=WarmPool(sandbox=_bwrap(), root=tmp_path / "warm"))
     return ctx

@@ -354,7 +354,7 @@ def evaluate(
     meta: dict[str, Any] = {}
     try:
         executor.start(job)
-        ran, outcomes, official, meta = _run_into(
+        ran, outcomes, official = _run_into(
             run_dir, benchmark=benchmark, samples=samples, pending=pending, options=options,
             identity=identity, executor=executor, console=console, meta=meta,
         )  # fmt: skip
@@ -406,7 +406,7 @@ def _run_into(
     executor: Executor,
     console: Console,
     meta: dict[str, Any],
-) -> tuple[int, list[Outcome], Path | None, dict[str, Any]]:
+) -> tuple[int, list[Outcome], Path | None]:
     """The run once its executor started: the run directory, the samples, the exports.
     ``meta`` is filled in place as soon as run.json exists (the caller records a stop in it)."""
     tasks = benchmark.tasks
@@ -439,7 +439,7 @@ def _run_into(
         executor=executor.describe(),
     )
     write_run_json(run_dir, meta)
-    return ran, outcomes, official, meta
+    return ran, outcomes, official
 
 
 def _settled(store: ResultStore, groups: Mapping[str, tuple[Runner, list[Task]]],

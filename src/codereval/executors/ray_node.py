@@ -150,7 +150,6 @@ class NodeWorker:
                                 preload=Preload.parse(setup.preload), max_workers=2 * slots + 2)
             except UserError as exc:
                 self.problems.append(exc.one_line())
-        self.executor = "warm" if warm is not None else "fresh"
         self.ctx = RunContext(
             warm=warm,
             sandbox=sandbox if sandbox is not None else get_sandbox("none"),
@@ -179,7 +178,7 @@ class NodeWorker:
             pid=os.getpid(),
             raylet_pid=os.getppid(),
             isolation=self.isolation,
-            executor=self.executor,
+            executor="warm" if self.ctx.warm is not None else "fresh",
             codereval_version=__version__,
             harness_version=HARNESS_VERSION,
             problems=list(self.problems),
