@@ -5,7 +5,9 @@
 
 The samples: HumanEval's Python programs and HumanEval-X's JavaScript ones (but the four
 whose tests draw unseeded random inputs), each task's reference and a body that exits 3
-before the test runs, and C++ references, ``--repeat`` times each (12: 7,872 samples).
+before the test runs, C++ references, and mini-java's samples in their Java project
+(references, wrong answers, build errors, hostile ones), ``--repeat`` times each (12: 8,304
+samples).
 First one uninterrupted run, timed; then the same samples into a new run directory, killed
 with SIGKILL ``--kills`` times at moments drawn from ``--seed`` (the number of outcomes
 stored by then) — the driver, one of its warm workers, or with
@@ -36,6 +38,8 @@ FAILS = {"python": "\nimport sys\nsys.exit(3)\n", "js": "\nprocess.exit(3);\n"}
 def drive(hx: Path, run_dir: Path, repeat: int, ray_address: str | None) -> None:
     """The evaluation itself (the process that is killed)."""
     from codereval.api import evaluate, load_benchmark
+    from codereval.benchmarks import builtin_dir
+    from codereval.benchmarks.samples import load_samples
     from codereval.families.humaneval.dataset import load_humaneval
     from codereval.families.humanevalx.dataset import load_humanevalx
 
@@ -56,9 +60,17 @@ def drive(hx: Path, run_dir: Path, repeat: int, ray_address: str | None) -> None
                 if language in FAILS:
                     rows.append({"task_id": task.task_id, "index": 2 * copy + 1,
                                  "code": task.reference + FAILS[language]})
+    # mini-java's Java project: its samples (references, wrong answers, build errors, hostile
+    # ones; not the one that loops until the limit), compiled and run in the project.
+    mini_java = builtin_dir("mini_java")
+    tasks += load_benchmark("mini-java").tasks
+    for copy in range(repeat):
+        rows += [{"task_id": s.task_id, "index": 100 * copy + s.index, "code": s.code}
+                 for s in load_samples(mini_java / "samples.jsonl") if s.model != "slow-loop"]
     how: dict[str, object] = (
         {"executor": "ray", "ray_address": ray_address} if ray_address else {"jobs": 2})
-    evaluate(load_benchmark(tasks), rows, run_dir=run_dir, timeout=30, **how)  # type: ignore[arg-type]
+    evaluate(load_benchmark(tasks, projects=mini_java / "projects.toml"), rows, run_dir=run_dir,
+             timeout=30, **how)  # type: ignore[arg-type]
 
 
 Key = tuple[str, int, str]

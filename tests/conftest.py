@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from hostile_host import Host
+
     from codereval.executors.ray_local import LocalRayCluster
     from codereval.runners.program import ProgramRunner
 
@@ -87,6 +89,15 @@ def java_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.getbasetemp().parent / "java-envs"
     root.mkdir(exist_ok=True)
     return root
+
+
+@pytest.fixture()
+def host(tmp_path: Path) -> Iterator[Host]:
+    """What hostile programs aim at on the host (tests/hostile_host.py), watched."""
+    from hostile_host import open_host
+
+    with open_host(tmp_path) as opened:
+        yield opened
 
 
 class CliResult:

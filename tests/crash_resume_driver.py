@@ -3,8 +3,10 @@
     python tests/crash_resume_driver.py HUMANEVALX_DIR RUN_DIR [--timeout S]
 
 HumanEval's Python programs and HumanEval-X's JavaScript ones, each task with its reference
-and with a body that fails (it exits 3 before the test runs), and a few C++ references: the
-same samples every call, so a call on the same RUN_DIR resumes.
+and with a body that fails (it exits 3 before the test runs), a few C++ references, and the Java
+project of mini-java (its shipped samples: references, wrong answers, build errors, hostile
+ones, compiled and run in the project): the same samples every call, so a call on the same
+RUN_DIR resumes.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import sys
 from pathlib import Path
 
 from codereval.api import evaluate, load_benchmark
+from codereval.benchmarks import builtin_dir
+from codereval.benchmarks.samples import load_samples
 from codereval.families.humaneval.dataset import load_humaneval
 from codereval.families.humanevalx.dataset import load_humanevalx
 from codereval.model import Task
 
 PYTHON, JS, CPP = 90, 40, 6
+MINI_JAVA = builtin_dir("mini_java")
 FAILS = {"python": "\nimport sys\nsys.exit(3)\n", "js": "\nprocess.exit(3);\n"}
 
 
@@ -42,13 +47,18 @@ def mixed(hx: Path) -> tuple[list[Task], list[dict[str, object]]]:
             if language in FAILS:
                 rows.append({"task_id": task.task_id, "index": 1,
                              "code": task.reference + FAILS[language]})
+    tasks += load_benchmark("mini-java").tasks
+    # Not the one that loops until the limit: each resume would wait for it again.
+    rows += [{"task_id": s.task_id, "index": s.index, "code": s.code}
+             for s in load_samples(MINI_JAVA / "samples.jsonl") if s.model != "slow-loop"]
     return tasks, rows
 
 
 def main() -> None:
     hx, run_dir = Path(sys.argv[1]), Path(sys.argv[2])
     tasks, rows = mixed(hx)
-    evaluate(load_benchmark(tasks), rows, run_dir=run_dir, jobs=2, timeout=30)
+    benchmark = load_benchmark(tasks, projects=MINI_JAVA / "projects.toml")
+    evaluate(benchmark, rows, run_dir=run_dir, jobs=2, timeout=30)
 
 
 if __name__ == "__main__":

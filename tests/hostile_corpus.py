@@ -12,12 +12,15 @@ and the host after them.
 Placeholders filled per run: {canary} (a host file the program tries to overwrite), {outside}
 (a host path it tries to create), {secret} (a host file whose contents it tries to print),
 {tcp}, {udp} (loopback ports the host listens on), {sock} (a host unix socket), {sleep} (the
-seconds of the sleepers it leaves, a number no other process uses, to find survivors).
+seconds of the sleepers it leaves, a number no other process uses, to find survivors); and for
+the programs inside a project, {project} (the folder of its built environments) and {others}
+(where the work roots of other samples and evaluations are).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 # A snippet that starts so runs at the program's top level, after the function.
 TOP = "@top\n"
@@ -530,3 +533,53 @@ def java_code(snippet: str) -> str:
 
 CORPUS["go"] = (GO, go_code)
 CORPUS["java"] = (JAVA, java_code)
+
+
+# ------------------------------------------------------------------ Java inside a project
+# The Java programs again, injected into a real project's class as the task's method
+# (CoderEval-Java, CoderUJB's FCG and APR) or added to its test class as a test method
+# (CoderUJB's CTG and ITG), with two that only a project can be aimed at: its sources and
+# build output ({project}: the folder holding the built environments), and the folders of other
+# samples and evaluations ({others}: where their work roots live).
+JAVA_PROJECT: list[tuple[str, str]] = [
+    ("writes into the project and its build output",
+     "try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk("
+     "java.nio.file.Path.of(\"{project}\"))) { s.forEach(p -> { try { "
+     "if (java.nio.file.Files.isRegularFile(p)) java.nio.file.Files.writeString(p, \"pwned\"); "
+     "else java.nio.file.Files.writeString(p.resolve(\"pwned\"), \"pwned\"); "
+     "} catch (Exception e) {} }); }"),
+    ("reads other samples' folders",
+     "try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk("
+     "java.nio.file.Path.of(\"{others}\"), 6)) { s.filter(p -> p.toString().contains("
+     "\"codereval-work-\") && java.nio.file.Files.isRegularFile(p)).forEach(p -> { try { "
+     "System.out.println(p + \": \" + java.nio.file.Files.readString(p)); "
+     "} catch (Exception e) {} }); }"),
+]
+
+
+def _java_in_class(head: str, snippet: str) -> str:
+    if snippet.startswith(MEMBER):
+        return f"{head}    static void hostile() {{}}\n    {snippet[len(MEMBER):]}\n"
+    if snippet.startswith(TOP):
+        # The class is closed early for a type of its own beside it; the file's own closing
+        # brace then closes an empty class.
+        return (f"{head}    static void hostile() {{}}\n}}\n{snippet[len(TOP):]}\n"
+                "class CoderevalHostileTail {\n")
+    return (f"{head}    static void hostile() {{\n        try {{ {snippet} }} "
+            "catch (Throwable e) {}\n    }\n")
+
+
+def java_method_code(header: str, wrong: str) -> Callable[[str], str]:
+    """Programs as the task's method ``header`` whose answer is ``wrong`` (a return
+    statement), the hostile part run first."""
+    def wrap(snippet: str) -> str:
+        return _java_in_class(f"    {header} {{\n        hostile();\n        {wrong}\n    }}\n",
+                              snippet)
+    return wrap
+
+
+def java_test_method_code(snippet: str) -> str:
+    """A program as a generated JUnit test method that fails (it always throws)."""
+    head = ("    @Test\n    public void testHostile() {\n        hostile();\n"
+            "        throw new java.lang.AssertionError(\"a failing test\");\n    }\n")
+    return _java_in_class(head, snippet)

@@ -1,11 +1,12 @@
 """Nothing lost, nothing run twice, nothing left behind, under repeated crashes.
 
 An evaluation of mixed languages (tests/crash_resume_driver.py: Python and JavaScript programs,
-passing and failing, and C++) is killed with SIGKILL at moments drawn from a seeded generator —
-the driver itself, or one of its warm workers — and resumed each time. In the end the store
-holds exactly one outcome per sample with the verdicts of an uninterrupted run; no sample that
-was finished before a kill ran again (its row keeps the time it was recorded); and nothing a
-killed driver started is left: no process, no work root, no /dev/shm folder, no cgroup.
+passing and failing, C++, and mini-java's samples in their Java project) is killed with SIGKILL
+at moments drawn from a seeded generator — the driver itself, or one of its warm workers — and
+resumed each time. In the end the store holds exactly one outcome per sample with the verdicts
+of an uninterrupted run; no sample that was finished before a kill ran again (its row keeps the
+time it was recorded); and nothing a killed driver started is left: no process, no work root,
+no /dev/shm folder, no cgroup.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ pytestmark = [
 ]
 
 DRIVER = Path(__file__).with_name("crash_resume_driver.py")
-SAMPLES = 266  # crash_resume_driver: 90 x 2 Python, 40 x 2 JavaScript, 6 C++
+SAMPLES = 302  # crash_resume_driver: 90 x 2 Python, 40 x 2 JavaScript, 6 C++, 36 Java
 Row = tuple[str, int, str, str, float]  # task, index, code hash, verdict, recorded at
 
 
