@@ -12,7 +12,8 @@ Samples are each task's reference, repeated: every run does the full work of a p
     .venv/bin/python bench/python_engine.py [--benchmark mini-python] [--repeat 3]
         [--import-costs 50,200,500]
     CODEREVAL_HOME=... .venv/bin/python bench/python_engine.py --prepared bench/codereval-python \
-        --repeat 3 --timeout 60 --import-costs '' --no-breakdown --modes default,compat
+        --repeat 3 --timeout 60 --import-costs '' --no-breakdown --modes default,compat \
+        --executors fresh,warm-nopreload,warm
 
 With --prepared (a directory `codereval prepare codereval-python` wrote, on real projects) the
 tasks are CoderEval's own, tested by their official test modules; the baseline then does what
@@ -343,7 +344,8 @@ class Measured:
 
 
 def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
-            repeat: int, modes: tuple[str, ...] = ("default",)) -> Measured:
+            repeat: int, modes: tuple[str, ...] = ("default",),
+            executors: tuple[str, ...] = ("fresh", "warm")) -> Measured:
     """The naive baseline and our engine per mode and executor at 1 and all jobs, interleaved
     rounds."""
     samples = reference_samples(inputs.tasks, repeat)
@@ -352,10 +354,14 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
 
     def engine(jobs: int, executor: str, mode: str) -> tuple[float, int]:
         nonlocal isolation
+        # "warm" preloads (the default, --preload auto: the tests' third-party imports and the
+        # project's own modules that cannot see the sample); "warm-nopreload" only keeps the
+        # interpreter warm (--preload none).
+        preload = "none" if executor == "warm-nopreload" else "auto"
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
-            progress=False, rerun=True, executor=executor, tests_dir=inputs.tests_dir,
-            compat=mode == "compat",
+            progress=False, rerun=True, executor=executor.split("-")[0], preload=preload,
+            tests_dir=inputs.tests_dir, compat=mode == "compat",
         )  # fmt: skip
         start = time.perf_counter()
         report = evaluate(benchmark=bench, samples=samples,
@@ -409,7 +415,7 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
         if result < naive:
             naive, loads["naive"] = result, os.getloadavg()[0]
         for mode in modes:
-            for executor in ("fresh", "warm"):
+            for executor in executors:
                 for jobs in sorted({1, jobs_all}):
                     result = engine(jobs, executor, mode)
                     key = (mode, executor, jobs)
@@ -425,14 +431,16 @@ def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_al
     print(f"\n{inputs.name}: {got.tasks} tasks x {n // got.tasks} = {n} samples "
           f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
           "rounds; 'load' is the 1-minute load average when the kept time was taken\n")
-    print(f"{'':47} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
+    print(f"{'':58} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
           f"{'vs naive':>9} {'load':>6}")
     rows = [("naive baseline (sequential)", got.naive, got.loads["naive"])]
-    rows += [(f"codereval --executor {e} --jobs {j}" + (" --compat" if m == "compat" else ""),
+    rows += [(f"codereval --executor {e.split('-')[0]}"
+              + (" --preload none" if e == "warm-nopreload" else "")
+              + f" --jobs {j}" + (" --compat" if m == "compat" else ""),
               v, got.loads[f"{m} {e} {j}"])
              for (m, e, j), v in got.ours.items()]
     for label, (seconds, passed), load in rows:
-        print(f"{label:47} {seconds:8.2f} {1000 * seconds / n:10.1f} {n / seconds:10.2f} "
+        print(f"{label:58} {seconds:8.2f} {1000 * seconds / n:10.1f} {n / seconds:10.2f} "
               f"{passed:>4}/{n} {got.naive[0] / seconds:8.1f}x {load:6.1f}")
 
 
@@ -453,6 +461,9 @@ def main() -> None:
                         help="samples per task of the generated import-cost projects (a warm "
                         "worker's start is paid once per evaluation: few samples hide the gain)")
     parser.add_argument("--no-breakdown", action="store_true")
+    parser.add_argument("--executors", default="fresh,warm",
+                        help="comma-separated: fresh, warm-nopreload (warm workers, --preload "
+                             "none), warm (--preload auto: the default)")
     parser.add_argument("--modes", default="default",
                         help="comma-separated: default, compat (with --prepared: the official "
                              "tests run as the original machine did, `evaluate --compat`)")
@@ -468,7 +479,11 @@ def main() -> None:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     if "compat" in modes and inputs.tests_dir is None:
         sys.exit("--modes compat needs --prepared (a benchmark with the official test tree)")
-    got = measure(inputs, args, root / "main", jobs_all, args.repeat, modes)
+    executors = tuple(e.strip() for e in args.executors.split(",") if e.strip())
+    unknown = sorted(set(executors) - {"fresh", "warm", "warm-nopreload"})
+    if unknown or "fresh" not in executors:
+        sys.exit(f"--executors: fresh, warm-nopreload, warm (fresh always); not {unknown}")
+    got = measure(inputs, args, root / "main", jobs_all, args.repeat, modes, executors)
     print_table(inputs, got, args, jobs_all)
 
     if not args.no_breakdown:

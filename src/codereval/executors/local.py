@@ -9,15 +9,15 @@ Java and JavaScript ones start their JVM or node from such a fork.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Generator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
-from itertools import islice
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
 
 from codereval.errors import UserError
+from codereval.executors.affinity import AffinityQueue
 from codereval.executors.base import Executor, ExecutorOptions, Job
 from codereval.executors.sample import (
     ProvenanceFiller,
@@ -41,6 +41,7 @@ class FreshExecutor(Executor):
     _work_root: Path | None = None
     _blocked: dict[str, str]
     _isolation = ""
+    _affinity: dict[str, str]
 
     def start(self, job: Job) -> None:
         self._start(job, job.sandbox_override or get_sandbox(job.sandbox))
@@ -100,40 +101,68 @@ class FreshExecutor(Executor):
             fill=self._fill,
         )
 
+    def affinity(self, sample: Sample) -> str:
+        """The group whose warm state the sample shares (its runner's ``affinity``)."""
+        assert self._job is not None and self._ctx is not None
+        key = self._affinity.get(sample.task_id)
+        if key is None:
+            name = self._job.runner_names[sample.task_id]
+            runner, _ = self._job.runners[name]
+            key = f"{name}:{runner.affinity(self._job.tasks[sample.task_id], self._ctx)}"
+            self._affinity[sample.task_id] = key
+        return key
+
     def run(self, samples: Sequence[Sample]) -> Generator[Sequence[Outcome], None, None]:
-        pool = ThreadPoolExecutor(
-            max_workers=max(1, self.options.jobs), thread_name_prefix="codereval"
-        )
-        # Finished futures arrive on a queue, put there by the thread that finished them: one
-        # wake-up per batch for this thread, where concurrent.futures.wait would add and remove
-        # a waiter on every pending future after each completion.
-        finished: SimpleQueue[Future[Outcome]] = SimpleQueue()
+        # Each thread keeps to one group of samples while it has one (executors/affinity.py),
+        # so a project's warm worker starts on one slot, not on every thread's.
+        self._affinity = {}
+        queue = AffinityQueue(samples, self.affinity)
+        # What the threads finished, put there by each of them (an outcome, or what a thread
+        # raised); None when a thread has taken its last sample.
+        finished: SimpleQueue[Outcome | BaseException | None] = SimpleQueue()
+        stop = threading.Event()
 
-        def submit(sample: Sample) -> None:
-            pool.submit(self._evaluate, sample).add_done_callback(finished.put)
+        def work(thread: int) -> None:
+            try:
+                while not stop.is_set():
+                    sample = queue.take(thread)
+                    if sample is None:
+                        break
+                    finished.put(self._evaluate(sample))
+            except BaseException as exc:  # handed to the engine, which ends the run
+                finished.put(exc)
+            finally:
+                finished.put(None)
 
+        threads = [threading.Thread(target=work, args=(i,), name=f"codereval-{i}")
+                   for i in range(max(1, self.options.jobs))]
+        for thread in threads:
+            thread.start()
         try:
-            # A few samples queued per thread, not all of them: a big run's samples are not
-            # all held as futures at once.
-            queue = iter(samples)
-            running = 0
-            for sample in islice(queue, 4 * max(1, self.options.jobs)):
-                submit(sample)
-                running += 1
-            while running:
-                done = [finished.get()]
+            working = len(threads)
+            while working:
+                # One wake-up per batch of finished samples, not one per sample.
+                got = [finished.get()]
                 with suppress(Empty):
                     while True:
-                        done.append(finished.get_nowait())
-                running -= len(done)
-                for sample in islice(queue, len(done)):
-                    submit(sample)
-                    running += 1
-                yield [f.result() for f in done]
+                        got.append(finished.get_nowait())
+                batch: list[Outcome] = []
+                for item in got:
+                    if item is None:
+                        working -= 1
+                    elif isinstance(item, BaseException):
+                        raise item
+                    else:
+                        batch.append(item)
+                if batch:
+                    yield batch
         finally:
-            # Closed early (Ctrl-C, a failing store): queued samples never start; running ones
-            # finish inside their own limits but are not recorded (they run again on resume).
-            pool.shutdown(wait=True, cancel_futures=True)
+            # Closed early (Ctrl-C, a failing store): no thread takes another sample; running
+            # ones finish inside their own limits but are not recorded (they run again on
+            # resume).
+            stop.set()
+            for thread in threads:
+                thread.join()
 
     def close(self) -> None:
         if self._job is not None:

@@ -65,6 +65,11 @@ class Runner(ABC):
     def run(self, task: Task, sample: Sample, ctx: RunContext) -> Outcome:
         """Evaluate one sample; never raises for anything the sample does."""
 
+    def affinity(self, task: Task, ctx: RunContext) -> str:
+        """Tasks whose samples share warm state (a worker, a compiled project): an executor
+        keeps each such group on one thread where it can, so that state is made once."""
+        return task.project
+
     def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
         """Identifies the environment the task runs in (recorded for reproducibility)."""
         return ""

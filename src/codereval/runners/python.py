@@ -226,6 +226,11 @@ class PythonProjectRunner(Runner):
                 self._tasks_by_group.setdefault(group, []).append(task)
         return reasons
 
+    def affinity(self, task: Task, ctx: RunContext) -> str:
+        # One warm worker serves an import group: its environment, standalone or not.
+        fingerprint, standalone = self._import_group(task, ctx)
+        return f"{fingerprint}:{'standalone' if standalone else 'project'}"
+
     def _import_group(self, task: Task, ctx: RunContext) -> tuple[str, bool]:
         """Tasks whose samples share warm workers: one environment, standalone or not."""
         return _fingerprint(self._task_environment(task, ctx)), self._is_standalone_official(

@@ -911,12 +911,16 @@ class _Entry:
 class _State:
     slots: int = 0
     free: list[int] = field(default_factory=list)
+    # The thread that leased each slot last.
+    owners: dict[int, threading.Thread] = field(default_factory=dict)
     workers: dict[tuple[WorkerKey, int], _Entry] = field(default_factory=dict)
     # Modules an earlier worker of the environment preloaded after probing them.
     trusted: dict[WorkerKey, list[str]] = field(default_factory=dict)
     # Trust keys whose first worker is starting: another slot waits for its list.
     starting: dict[WorkerKey, threading.Event] = field(default_factory=dict)
     unavailable: dict[WorkerKey, str] = field(default_factory=dict)
+    # Workers started so far (a restart after a sample killed one counts again).
+    started: int = 0
     closed: bool = False
 
 
@@ -949,11 +953,21 @@ class WarmPool:
         with self._lock:
             if self._state.closed:
                 raise RuntimeError("the warm pool is closed")
-            if self._state.free:
-                index = self._state.free.pop()
-            else:
+            # A thread keeps its slot, and with it the warm workers of the samples it keeps
+            # to (executors/affinity.py); it takes no slot another live thread keeps.
+            me = threading.current_thread()
+            owners = self._state.owners
+            free = self._state.free
+            index = next((i for i in free if owners.get(i) is me), None)
+            if index is None:
+                index = next((i for i in free if i not in owners or not owners[i].is_alive()),
+                             None)
+            if index is None:
                 index = self._state.slots
                 self._state.slots += 1
+            else:
+                free.remove(index)
+            owners[index] = me
         dirs = tuple(root / f"slot-{index}" for root in self._roots)
         if index not in self._made:
             for directory in dirs:
@@ -1110,6 +1124,7 @@ class WarmPool:
                 self._state.trusted[trust] = [m for m in worker.preloaded
                                               if m not in key.stdlib]
             self._state.workers[(key, slot.index)] = entry
+            self._state.started += 1
         return entry
 
     def _evict(self) -> list[WarmWorker]:
@@ -1130,6 +1145,12 @@ class WarmPool:
                 del self._state.workers[(key, slot.index)]
         if retire:
             entry.worker.close()
+
+    @property
+    def workers_started(self) -> int:
+        """How many workers this pool has started: the warm path's fixed cost."""
+        with self._lock:
+            return self._state.started
 
     def workers(self) -> list[WarmWorker]:
         with self._lock:
