@@ -15,6 +15,9 @@ Placeholders filled per run: {canary} (a host file the program tries to overwrit
 seconds of the sleepers it leaves, a number no other process uses, to find survivors); and for
 the programs inside a project, {project} (the folder of its built environments) and {others}
 (where the work roots of other samples and evaluations are).
+
+A program that reads the host's secrets prints what it found last: an outcome keeps only the
+tail of the output, and a long listing before the secret would hide a leak.
 """
 
 from __future__ import annotations
@@ -63,8 +66,9 @@ PYTHON: list[tuple[str, str]] = [
     ("creates a host file",
      "try:\n    open('{outside}', 'w').write('pwned')\nexcept OSError:\n    pass"),
     ("reads another folder of the host",
-     "import glob\nfor path in ['{secret}'] + glob.glob('/tmp/*/*') + glob.glob('/dev/shm/*'):\n"
-     "    try:\n        print(open(path).read())\n    except OSError:\n        pass"),
+     "import glob\nfor path in glob.glob('/tmp/*/*') + ['{secret}'] + glob.glob('/dev/shm/*'):\n"
+     "    try:\n        print(open(path).read(200))\n    except (OSError, ValueError):\n"
+     "        pass"),
     ("tcp to the host", "import socket\ntry:\n"
      "    socket.create_connection(('127.0.0.1', {tcp}), timeout=2).sendall(b'pwned')\n"
      "except OSError:\n    pass"),
@@ -149,7 +153,7 @@ JS: list[tuple[str, str]] = [
     ("creates a host file",
      "try { require('fs').writeFileSync('{outside}', 'pwned'); } catch (e) {}"),
     ("reads another folder of the host",
-     "const fs = require('fs'); for (const p of ['{secret}', '/dev/shm', '/tmp']) "
+     "const fs = require('fs'); for (const p of ['/tmp', '/dev/shm', '{secret}']) "
      "{ try { console.log(fs.statSync(p).isDirectory() ? fs.readdirSync(p).join() : "
      "fs.readFileSync(p, 'utf8')); } catch (e) {} }"),
     ("tcp to the host", _node(
@@ -243,11 +247,11 @@ CPP: list[tuple[str, str]] = [
     ("creates a host file",
      "void hostile() { FILE* f = fopen(\"{outside}\", \"w\"); if (f) fputs(\"pwned\", f); }"),
     ("reads another folder of the host",
-     "void hostile() { char b[4096]; FILE* f = fopen(\"{secret}\", \"r\"); "
-     "if (f) { size_t n = fread(b, 1, sizeof b - 1, f); b[n] = 0; puts(b); } "
-     "const char* dirs[] = {\"/tmp\", \"/dev/shm\"}; for (const char* d : dirs) "
-     "{ DIR* dir = opendir(d); while (dir) { dirent* e = readdir(dir); if (!e) break; "
-     "puts(e->d_name); } } }"),
+     "void hostile() { const char* dirs[] = {\"/tmp\", \"/dev/shm\"}; "
+     "for (const char* d : dirs) { DIR* dir = opendir(d); while (dir) { "
+     "dirent* e = readdir(dir); if (!e) break; puts(e->d_name); } } "
+     "char b[4096]; FILE* f = fopen(\"{secret}\", \"r\"); "
+     "if (f) { size_t n = fread(b, 1, sizeof b - 1, f); b[n] = 0; puts(b); } }"),
     ("tcp to the host", _CPP_CONNECT + "void hostile() { send_to(SOCK_STREAM, {tcp}); }"),
     ("udp to the host", _CPP_CONNECT + "void hostile() { send_to(SOCK_DGRAM, {udp}); }"),
     ("unix socket of the host",
@@ -319,9 +323,9 @@ RUST: list[tuple[str, str]] = [
     ("overwrites a host file", "fn hostile() { let _ = std::fs::write(\"{canary}\", \"pwned\"); }"),
     ("creates a host file", "fn hostile() { let _ = std::fs::write(\"{outside}\", \"pwned\"); }"),
     ("reads another folder of the host",
-     "fn hostile() { if let Ok(t) = std::fs::read_to_string(\"{secret}\") { println!(\"{}\", t); } "
-     "for d in [\"/tmp\", \"/dev/shm\"] { if let Ok(es) = std::fs::read_dir(d) { "
-     "for e in es.flatten() { println!(\"{:?}\", e.path()); } } } }"),
+     "fn hostile() { for d in [\"/tmp\", \"/dev/shm\"] { if let Ok(es) = std::fs::read_dir(d) { "
+     "for e in es.flatten() { println!(\"{:?}\", e.path()); } } } "
+     "if let Ok(t) = std::fs::read_to_string(\"{secret}\") { println!(\"{}\", t); } }"),
     ("tcp to the host",
      "fn hostile() { if let Ok(mut s) = std::net::TcpStream::connect(\"127.0.0.1:{tcp}\") { "
      "let _ = s.write_all(b\"pwned\"); } }"),
@@ -412,9 +416,9 @@ GO: list[tuple[str, str]] = [
     ("overwrites a host file", "os.WriteFile(\"{canary}\", []byte(\"pwned\"), 0o644)"),
     ("creates a host file", "os.WriteFile(\"{outside}\", []byte(\"pwned\"), 0o644)"),
     ("reads another folder of the host",
-     "if b, err := os.ReadFile(\"{secret}\"); err == nil { fmt.Println(string(b)) }\n"
      "for _, d := range []string{\"/tmp\", \"/dev/shm\"} { if es, err := os.ReadDir(d); "
-     "err == nil { for _, e := range es { fmt.Println(e.Name()) } } }"),
+     "err == nil { for _, e := range es { fmt.Println(e.Name()) } } }\n"
+     "if b, err := os.ReadFile(\"{secret}\"); err == nil { fmt.Println(string(b)) }"),
     ("tcp to the host", "run(\"/bin/bash\", \"-c\", \"echo pwned > /dev/tcp/127.0.0.1/{tcp}\")"),
     ("udp to the host", "run(\"/bin/bash\", \"-c\", \"echo pwned > /dev/udp/127.0.0.1/{udp}\")"),
     ("unix socket of the host",
@@ -490,10 +494,11 @@ JAVA: list[tuple[str, str]] = [
     ("creates a host file",
      "java.nio.file.Files.writeString(java.nio.file.Path.of(\"{outside}\"), \"pwned\");"),
     ("reads another folder of the host",
+     "for (String d : new String[] {\"/tmp\", \"/dev/shm\"}) { String[] names = "
+     "new java.io.File(d).list(); if (names != null) "
+     "System.out.println(String.join(\",\", names)); } "
      "try { System.out.println(java.nio.file.Files.readString(java.nio.file.Path.of("
-     "\"{secret}\"))); } catch (Exception e) {} for (String d : new String[] {\"/tmp\", "
-     "\"/dev/shm\"}) { String[] names = new java.io.File(d).list(); if (names != null) "
-     "System.out.println(String.join(\",\", names)); }"),
+     "\"{secret}\"))); } catch (Exception e) {}"),
     ("tcp to the host",
      "new java.net.Socket(\"127.0.0.1\", {tcp}).getOutputStream().write(\"pwned\".getBytes());"),
     ("udp to the host",
