@@ -343,6 +343,13 @@ class Measured:
     loads: dict[str, float]
 
 
+# --executors values: the executor and its --preload. "warm" preloads (the default, auto: the
+# tests' third-party imports and the project's own modules that cannot see the sample);
+# "warm-nopreload" only keeps the interpreter warm.
+EXECUTORS = {"fresh": ("fresh", "auto"), "warm-nopreload": ("warm", "none"),
+             "warm": ("warm", "auto")}
+
+
 def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
             repeat: int, modes: tuple[str, ...] = ("default",),
             executors: tuple[str, ...] = ("fresh", "warm")) -> Measured:
@@ -354,13 +361,10 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
 
     def engine(jobs: int, executor: str, mode: str) -> tuple[float, int]:
         nonlocal isolation
-        # "warm" preloads (the default, --preload auto: the tests' third-party imports and the
-        # project's own modules that cannot see the sample); "warm-nopreload" only keeps the
-        # interpreter warm (--preload none).
-        preload = "none" if executor == "warm-nopreload" else "auto"
+        name, preload = EXECUTORS[executor]
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
-            progress=False, rerun=True, executor=executor.split("-")[0], preload=preload,
+            progress=False, rerun=True, executor=name, preload=preload,
             tests_dir=inputs.tests_dir, compat=mode == "compat",
         )  # fmt: skip
         start = time.perf_counter()
@@ -434,8 +438,8 @@ def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_al
     print(f"{'':58} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
           f"{'vs naive':>9} {'load':>6}")
     rows = [("naive baseline (sequential)", got.naive, got.loads["naive"])]
-    rows += [(f"codereval --executor {e.split('-')[0]}"
-              + (" --preload none" if e == "warm-nopreload" else "")
+    rows += [(f"codereval --executor {EXECUTORS[e][0]}"
+              + (f" --preload {EXECUTORS[e][1]}" if EXECUTORS[e][1] != "auto" else "")
               + f" --jobs {j}" + (" --compat" if m == "compat" else ""),
               v, got.loads[f"{m} {e} {j}"])
              for (m, e, j), v in got.ours.items()]
@@ -480,9 +484,9 @@ def main() -> None:
     if "compat" in modes and inputs.tests_dir is None:
         sys.exit("--modes compat needs --prepared (a benchmark with the official test tree)")
     executors = tuple(e.strip() for e in args.executors.split(",") if e.strip())
-    unknown = sorted(set(executors) - {"fresh", "warm", "warm-nopreload"})
+    unknown = sorted(set(executors) - set(EXECUTORS))
     if unknown or "fresh" not in executors:
-        sys.exit(f"--executors: fresh, warm-nopreload, warm (fresh always); not {unknown}")
+        sys.exit(f"--executors: {', '.join(EXECUTORS)} (fresh always); not {unknown}")
     got = measure(inputs, args, root / "main", jobs_all, args.repeat, modes, executors)
     print_table(inputs, got, args, jobs_all)
 
