@@ -31,7 +31,7 @@ test: $(TEST_STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/pytest -n 2 -q
+	$(VENV)/bin/pytest -n 2 -q --durations=25
 
 # Build the wheel, install it into a fresh venv, run the demo and docs/api.md's example from it
 # (also run by the test suite, tests/test_wheel_smoke.py).

@@ -29,7 +29,7 @@ from codereval.errors import UserError
 from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount
 from codereval.sandbox.base import ProjectPreload
 from codereval.sandbox.bwrap import BwrapSandbox
-from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, python_call
+from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, WorkerError, python_call
 
 PY = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
@@ -80,6 +80,49 @@ def the_worker(pool: WarmPool) -> object:
     workers = pool.workers()
     assert len(workers) == 1
     return workers[0]
+
+
+# --- served fresh from a slot -----------------------------------------------------------------
+
+
+def _beside_scratch(slot: Slot, *, writable_mount: Path | None = None) -> tuple[ExecRequest, Path]:
+    """A request whose program reads a file its runner left beside its scratch, in the slot."""
+    scratch = slot.new_scratch()
+    beside = slot.new_scratch() / "classes.txt"
+    beside.write_text("the sample's own")
+    mounts = (Mount(source=writable_mount, target=writable_mount, writable=True),) \
+        if writable_mount is not None else ()
+    request = ExecRequest(argv=(PY, "-c", f"print(open({str(beside)!r}).read())"), cwd=scratch,
+                          scratch=scratch, env={"PATH": "/usr/bin:/bin"}, mounts=mounts,
+                          limits=Limits(wall_time=20))
+    return request, beside
+
+
+def test_a_slot_request_served_fresh_sees_the_slot_folders_as_a_worker_would(
+    pool: WarmPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pool.slot() as slot:
+        warm_result, executor = slot.run(_beside_scratch(slot)[0])
+    assert (executor, warm_result.stdout) == ("warm", b"the sample's own\n")
+    # Served fresh because the request mounts a folder writable (no worker may keep that).
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pool.slot() as slot:
+        result, executor = slot.run(_beside_scratch(slot, writable_mount=elsewhere)[0])
+    assert (executor, result.stdout, result.exit_code) == ("fresh", b"the sample's own\n", 0)
+
+    # Served fresh because no worker can start (killed while starting, out of time).
+    def refuse(self: object, **kwargs: object) -> None:
+        raise WorkerError("refused, for the test")
+
+    monkeypatch.setattr(WarmWorker, "__init__", refuse)
+    fresh_pool = WarmPool(sandbox=pool.sandbox, root=tmp_path / "fresh-pool")
+    try:
+        with fresh_pool.slot() as slot:
+            result, executor = slot.run(_beside_scratch(slot)[0])
+    finally:
+        fresh_pool.close()
+    assert (executor, result.stdout, result.exit_code) == ("fresh", b"the sample's own\n", 0)
 
 
 # --- one worker, many samples -----------------------------------------------------------------

@@ -80,6 +80,12 @@ OOM_EXIT = (3, "Terminating due to java.lang.OutOfMemoryError")
 JVM_FLAGS = ("-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
              "-XX:+ExitOnOutOfMemoryError", "-Xss8m", "-Djava.awt.headless=true")
 COMPILE_TIMEOUT = 120.0
+# The harness checks that every class below this folder is the one the JVM loads (RunTest's
+# unverifiedClasses): a missing or shadowed folder would run the project's original method in
+# the sample's place, and a wrong sample would pass. It then reports "unverified: ..." under the
+# marker instead of running the test.
+SAMPLE_CLASSES = "-Dcodereval.sample.classes="
+UNVERIFIED = "unverified"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -393,8 +399,8 @@ class JavaProjectRunner(Runner):
         mode = "junit" if test.kind in JUNIT_KINDS else "main"
         opens = REPLAY_JVM_FLAGS if test.replay else ()
         argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *plan.flags(), *heap, *opens,
-                f"-Djava.io.tmpdir={scratch}", "-cp", os.pathsep.join(map(str, classpath)),
-                HARNESS_MAIN, mode, test.class_name)
+                f"-Djava.io.tmpdir={scratch}", f"{SAMPLE_CLASSES}{classes}",
+                "-cp", os.pathsep.join(map(str, classpath)), HARNESS_MAIN, mode, test.class_name)
         # The JVM reserves far more address space than it uses: memory is held by -Xmx and
         # the sandbox's cgroup, never by RLIMIT_AS.
         limits = dataclasses.replace(ctx.limits, address_space=False)
@@ -568,6 +574,10 @@ def _classify(
 
     if result.sandbox_error:
         return done(Verdict.INFRA_ERROR, Stage.RUN, f"sandbox: {result.sandbox_error}")
+    if status.startswith(UNVERIFIED):
+        # Before compat's reading of stdout: the test did not run the sample's code.
+        return done(Verdict.INFRA_ERROR, Stage.RUN, f"the test JVM did not run the sample's "
+                    f"classes, so the test did not run ({status})")
     if result.limit_exceeded:
         return done(Verdict.RUNTIME_ERROR, Stage.RUN, result.limit_exceeded)
     if result.timed_out:

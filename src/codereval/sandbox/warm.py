@@ -830,6 +830,19 @@ class Slot:
                 self.pool._kept.add(path)
         return path
 
+    def with_folders(self, request: ExecRequest) -> ExecRequest:
+        """The request with this slot's folders mounted as its workers have them (writable),
+        for a request of the slot that the fresh sandbox serves instead.
+
+        A runner may count on a worker's view: the Java runner leaves a sample's compiled
+        classes beside its scratch, not in a mount of their own. Served fresh without them,
+        the test JVM found the project's own build of the method first and judged the
+        original instead of the sample: wrong samples passed."""
+        targets = {m.target for m in request.mounts}
+        folders = tuple(Mount(source=d, target=d, writable=True) for d in self.dirs
+                        if d not in targets and d != request.scratch)
+        return dataclasses.replace(request, mounts=(*request.mounts, *folders))
+
     def accepts(self, request: ExecRequest) -> str:
         """'' when a warm worker can serve the request, else why the fresh sandbox must.
 
@@ -986,15 +999,16 @@ class WarmPool:
                project_dirs: tuple[str, ...], imports: tuple[str, ...] = (),
                scripts: tuple[str, ...] = (),
                project: ProjectPreload | None = None) -> HeldRun:
+        # A scratch from slot.new_scratch sits right in a slot folder: no need to resolve paths.
+        in_slot = request.scratch.parent in slot.dirs or any(
+            _inside(request.scratch, d) for d in slot.dirs)
+
         def fresh() -> tuple[ExecResult, str]:
-            return self.sandbox.run(request), "fresh"
+            return self.sandbox.run(slot.with_folders(request) if in_slot else request), "fresh"
 
         if slot.accepts(request):
             return HeldRun(fresh)
         call = python_call(request.argv)
-        # A scratch from slot.new_scratch sits right in a slot folder: no need to resolve paths.
-        in_slot = request.scratch.parent in slot.dirs or any(
-            _inside(request.scratch, d) for d in slot.dirs)
         key = WorkerKey(
             python=request.argv[0] if call is not None else _host_python(),
             flags=call.flags if call is not None else (),

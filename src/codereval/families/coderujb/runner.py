@@ -69,7 +69,9 @@ from codereval.runners.java import (
     COMPILE_TIMEOUT,
     JVM_FLAGS,
     OOM_EXIT,
+    SAMPLE_CLASSES,
     TAIL,
+    UNVERIFIED,
     JavaProjectRunner,
     compile_stopped,
     exception_line,
@@ -490,8 +492,9 @@ class CoderUjbRunner(Runner):
                 outside.append(jar)
                 writable.append(exec_file.parent)
             argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *heap, *agent,
-                    f"-Djava.io.tmpdir={scratch}", "-cp", os.pathsep.join(map(str, classpath)),
-                    HARNESS_MAIN, "tests", *selectors)
+                    f"-Djava.io.tmpdir={scratch}",
+                    *([f"{SAMPLE_CLASSES}{classes}"] if classes is not None else []),
+                    "-cp", os.pathsep.join(map(str, classpath)), HARNESS_MAIN, "tests", *selectors)
             marker = new_marker()
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(scratch),
                    "LC_ALL": "C.UTF-8"}
@@ -558,6 +561,9 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
 
     if result.sandbox_error:
         return ended(Verdict.INFRA_ERROR, f"sandbox: {result.sandbox_error}")
+    if status.startswith(UNVERIFIED):
+        return ended(Verdict.INFRA_ERROR, f"the test JVM did not run the sample's classes, so "
+                     f"the tests did not run ({status})")
     if result.limit_exceeded:
         return ended(Verdict.RUNTIME_ERROR, result.limit_exceeded)
     if result.timed_out:
@@ -585,12 +591,6 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
         return ended(Verdict.FAILED, _join(summary, exception_line(stderr)), failed=failed,
                      tests=tests)
     return ended(Verdict.PASSED, summary, tests=tests)
-
-
-
-
-
-
 
 
 def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str, info: JavaEnvInfo,

@@ -57,9 +57,12 @@ public final class RunTest {
             System.err.println("usage: RunTest main|junit TEST_CLASS | tests SELECTOR..., marker on stdin");
             Runtime.getRuntime().halt(2);
         }
-        String status;
+        String status = null;
         try {
-            if (selecting) {
+            status = unverifiedClasses();
+            if (status != null) {
+                // Not the sample's code: report it under the marker and run nothing.
+            } else if (selecting) {
                 status = runSelected(java.util.Arrays.copyOfRange(args, 1, args.length));
                 dumpCoverage();
             } else {
@@ -88,7 +91,80 @@ public final class RunTest {
         System.arraycopy(tail, 0, line, masked.capacity(), tail.length);
         realOut.write(line);
         realOut.flush();
-        Runtime.getRuntime().halt(0);
+        // A run that tested nothing must not exit 0 (compat mode judges stdout and the exit).
+        Runtime.getRuntime().halt(status.startsWith(UNVERIFIED) ? 1 : 0);
+    }
+
+    /** The status that starts a run's marker line when the sample's classes are not the ones the JVM found. */
+    static final String UNVERIFIED = "unverified";
+
+    /**
+     * Null when every class compiled from the sample (the class files below the folder named by
+     * {@code -Dcodereval.sample.classes}) is, for this JVM, the one in that folder; else why not.
+     *
+     * <p>The test's verdict is only about the sample when the JVM runs the sample's classes. A
+     * class of the same name elsewhere on the class path (the project's own build of the original
+     * method, a class-data sharing archive) would otherwise run silently in their place, should
+     * the folder be missing, unreadable, empty or shadowed: a wrong sample would pass. Each class
+     * is loaded without being initialised, so none of the sample's code runs here; one that
+     * cannot be loaded is left to the test, which fails on it as it would have anyway.
+     */
+    static String unverifiedClasses() {
+        String folder = System.getProperty("codereval.sample.classes");
+        if (folder == null) {
+            return null;
+        }
+        java.io.File root = new java.io.File(folder).getAbsoluteFile();
+        java.util.List<String> names = new java.util.ArrayList<>();
+        classFiles(root, "", names);
+        if (names.isEmpty()) {
+            return UNVERIFIED + ": no class in " + root;
+        }
+        ClassLoader loader = RunTest.class.getClassLoader();
+        for (String name : names) {
+            if (name.endsWith("module-info") || name.endsWith("package-info")) {
+                continue;
+            }
+            Class<?> found;
+            try {
+                found = Class.forName(name, false, loader);
+            } catch (ClassNotFoundException e) {
+                return UNVERIFIED + ": " + name + " is not found on the class path";
+            } catch (LinkageError e) {
+                continue;
+            }
+            java.security.CodeSource source = found.getProtectionDomain().getCodeSource();
+            java.io.File from = null;
+            try {
+                if (source != null && source.getLocation() != null
+                        && "file".equals(source.getLocation().getProtocol())) {
+                    from = new java.io.File(source.getLocation().toURI()).getAbsoluteFile();
+                }
+            } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                from = null;
+            }
+            if (from == null || !from.equals(root)) {
+                return UNVERIFIED + ": " + name + " was loaded from "
+                        + (source == null ? "no code source" : source.getLocation())
+                        + ", not from the sample's " + root;
+            }
+        }
+        return null;
+    }
+
+    private static void classFiles(java.io.File folder, String prefix, java.util.List<String> into) {
+        java.io.File[] entries = folder.listFiles();
+        if (entries == null) {
+            return;
+        }
+        for (java.io.File entry : entries) {
+            String name = entry.getName();
+            if (entry.isDirectory()) {
+                classFiles(entry, prefix + name + ".", into);
+            } else if (name.endsWith(".class")) {
+                into.add(prefix + name.substring(0, name.length() - ".class".length()));
+            }
+        }
     }
 
     /**
