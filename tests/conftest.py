@@ -91,6 +91,15 @@ def java_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def ujb_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """mini-coderujb's bug versions, built once for the whole run: shared by the xdist workers
+    (the builder locks) and by every test module that runs them."""
+    root = tmp_path_factory.getbasetemp().parent / "ujb-envs"
+    root.mkdir(exist_ok=True)
+    return root
+
+
 @pytest.fixture()
 def host(tmp_path: Path) -> Iterator[Host]:
     """What hostile programs aim at on the host (tests/hostile_host.py), watched."""

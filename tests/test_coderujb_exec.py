@@ -66,14 +66,6 @@ EXPECTED: dict[str, set[Verdict]] = {
 
 
 @pytest.fixture(scope="session")
-def ujb_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # Shared by the xdist workers (builders lock): each version is built once.
-    root = tmp_path_factory.getbasetemp().parent / "ujb-envs"
-    root.mkdir(exist_ok=True)
-    return root
-
-
-@pytest.fixture(scope="session")
 def tasks() -> dict[str, Task]:
     return {t.task_id: t for t in load_benchmark("mini-coderujb")}
 

@@ -174,14 +174,6 @@ def test_a_missing_or_empty_sample_folder_is_reported(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ CoderUJB
 
 
-@pytest.fixture(scope="session")
-def ujb_env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # The same folder test_coderujb_exec builds its versions in (builders lock).
-    root = tmp_path_factory.getbasetemp().parent / "ujb-envs"
-    root.mkdir(exist_ok=True)
-    return root
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("checked", [True, False], ids=["checked", "unchecked-control"])
 def test_a_coderujb_sample_whose_classes_the_jvm_does_not_see_is_never_judged(

@@ -88,6 +88,14 @@ SAMPLE_CLASSES = "-Dcodereval.sample.classes="
 UNVERIFIED = "unverified"
 
 
+def classes_not_run(status: str) -> str | None:
+    """The infra_error detail when the harness's status says the test JVM would not have run
+    the sample's classes (so it ran no test); None otherwise."""
+    if not status.startswith(UNVERIFIED):
+        return None
+    return f"the test JVM did not run the sample's classes, so no test ran ({status})"
+
+
 @dataclass(frozen=True, kw_only=True)
 class TestSource:
     """The test class to compile with the sample and run."""
@@ -574,10 +582,10 @@ def _classify(
 
     if result.sandbox_error:
         return done(Verdict.INFRA_ERROR, Stage.RUN, f"sandbox: {result.sandbox_error}")
-    if status.startswith(UNVERIFIED):
+    not_run = classes_not_run(status)
+    if not_run is not None:
         # Before compat's reading of stdout: the test did not run the sample's code.
-        return done(Verdict.INFRA_ERROR, Stage.RUN, f"the test JVM did not run the sample's "
-                    f"classes, so the test did not run ({status})")
+        return done(Verdict.INFRA_ERROR, Stage.RUN, not_run)
     if result.limit_exceeded:
         return done(Verdict.RUNTIME_ERROR, Stage.RUN, result.limit_exceeded)
     if result.timed_out:

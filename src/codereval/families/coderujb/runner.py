@@ -71,8 +71,8 @@ from codereval.runners.java import (
     OOM_EXIT,
     SAMPLE_CLASSES,
     TAIL,
-    UNVERIFIED,
     JavaProjectRunner,
+    classes_not_run,
     compile_stopped,
     exception_line,
     newer_junit,
@@ -561,9 +561,9 @@ def classify_tests(result: ExecResult, *, marker: str) -> TestRun:
 
     if result.sandbox_error:
         return ended(Verdict.INFRA_ERROR, f"sandbox: {result.sandbox_error}")
-    if status.startswith(UNVERIFIED):
-        return ended(Verdict.INFRA_ERROR, f"the test JVM did not run the sample's classes, so "
-                     f"the tests did not run ({status})")
+    not_run = classes_not_run(status)
+    if not_run is not None:
+        return ended(Verdict.INFRA_ERROR, not_run)
     if result.limit_exceeded:
         return ended(Verdict.RUNTIME_ERROR, result.limit_exceeded)
     if result.timed_out:
