@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 from test_coderujb_exec import _ctx as _ujb_ctx
-from test_coderujb_exec import ujb_env_root  # noqa: F401  (a fixture)
 from test_java_mini import MINI as JAVA_MINI
 from test_java_mini import _ctx as _java_ctx
 from test_java_prestart import LIMITS as JAVA_LIMITS
@@ -737,7 +736,7 @@ def test_java_samples_that_hunt_for_the_marker_find_nothing_and_never_pass(
 @needs_jdk
 @pytest.mark.slow
 def test_coderujb_samples_that_hunt_for_the_marker_find_nothing_and_never_pass(
-    ujb_env_root: Path, tmp_path: Path, markers: list[str],  # noqa: F811
+    ujb_env_root: Path, tmp_path: Path, markers: list[str],
 ) -> None:
     tasks = {t.task_id: t for t in load_benchmark("mini-coderujb") if t.task_id in UJB_TASKS}
     ctx = _ujb_ctx(ujb_env_root, tmp_path)
