@@ -46,6 +46,9 @@ class ProjectSpec:
     install_env: tuple[tuple[str, str], ...] = ()
     # Java: source roots relative to the project root, extra jars.
     source_roots: tuple[str, ...] = ()
+    # Java: test source roots (Maven's src/test/java when empty). Given roots, main and test,
+    # also serve as resource folders, as an Ant build that copies them into its output does.
+    test_roots: tuple[str, ...] = ()
     jars: tuple[str, ...] = ()
     # Java: the javac --release the project's code is compiled with ("8"); "" for javac's own.
     java_release: str = ""
@@ -87,6 +90,7 @@ class ProjectSpec:
             **({"exclude_newer": self.exclude_newer} if self.exclude_newer else {}),
             **({"install_env": dict(self.install_env)} if self.install_env else {}),
             **({"java_release": self.java_release} if self.java_release else {}),
+            **({"test_roots": list(self.test_roots)} if self.test_roots else {}),
             **({"maven_modules": list(self.maven_modules)} if self.maven_modules else {}),
             **({"maven_args": list(self.maven_args)} if self.maven_args else {}),
             **({"compile_per_file": True} if self.compile_per_file else {}),
@@ -194,8 +198,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
-    record_root, install_env, source_roots, jars, java_release, maven_modules, maven_args,
-    compile_per_file, submodules (Java); edits (both).
+    record_root, install_env, source_roots, test_roots, jars, java_release, maven_modules,
+    maven_args, compile_per_file, submodules (Java); edits (both).
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -210,8 +214,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     specs = []
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
-        "record_root", "install_env", "source_roots", "jars", "java_release", "maven_modules",
-        "maven_args", "compile_per_file", "submodules", "edits",
+        "record_root", "install_env", "source_roots", "test_roots", "jars", "java_release",
+        "maven_modules", "maven_args", "compile_per_file", "submodules", "edits",
     }
     for name, entry in projects.items():
         if not isinstance(entry, dict):
@@ -267,6 +271,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 record_root=record_root,
                 install_env=install_env,
                 source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
+                test_roots=tuple(str(r) for r in entry.get("test_roots", ())),
                 jars=tuple(str(r) for r in entry.get("jars", ())),
                 java_release=str(entry.get("java_release", "")),
                 maven_modules=tuple(str(m) for m in entry.get("maven_modules", ())),

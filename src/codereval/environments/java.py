@@ -20,6 +20,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -113,24 +114,49 @@ def python_codec(java_charset: str) -> str:
         raise BuildFailed(f"source encoding {java_charset!r} is not one Python knows") from None
 
 
-def pom_source_encoding(project: Path) -> str:
-    """``project.build.sourceEncoding`` from the project's pom.xml, or UTF-8.
+def pom_source_encoding(project: Path, *, default: str = "UTF-8") -> str:
+    """``project.build.sourceEncoding`` (or the compiler plugin's ``encoding``) from the
+    project's pom.xml, or ``default``.
 
     Maven compiles with it (old Apache projects, Defects4J's among them, are ISO-8859-1), and
     so must we: javac's UTF-8 rejects their Latin-1 comments, and a runner reading their files
     as UTF-8 would fail on them."""
     pom = project / "pom.xml"
     if not pom.is_file():
-        return "UTF-8"
+        return default
     try:
         root = ElementTree.parse(pom).getroot()
     except ElementTree.ParseError:
-        return "UTF-8"
+        return default
+    found = ""
     for element in root.iter():
         tag = element.tag.rsplit("}", 1)[-1]
-        if tag == "project.build.sourceEncoding" and (element.text or "").strip():
-            value = (element.text or "").strip()
-            return value if "${" not in value else "UTF-8"
+        value = (element.text or "").strip()
+        if tag == "project.build.sourceEncoding" and value:
+            return value if "${" not in value else default
+        if tag == "encoding" and value and "${" not in value and not found:
+            found = value  # <plugin><configuration><encoding> of maven-compiler-plugin
+    return found or default
+
+
+def source_encoding(project: Path, roots: list[Path]) -> str:
+    """The encoding the project's sources are compiled in: what the pom declares, else UTF-8
+    when every source file is UTF-8, else ISO-8859-1.
+
+    A pom that declares nothing compiled with the platform's encoding of its day; projects from
+    before UTF-8 platforms (Defects4J's Codec has ``ç`` in a test) wrote Latin-1, which no
+    UTF-8 javac accepts and into which any byte decodes."""
+    declared = pom_source_encoding(project, default="")
+    if declared:
+        return declared
+    for root in roots:
+        for path in root.rglob("*.java"):
+            try:
+                path.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                return "ISO-8859-1"
+            except OSError:
+                continue
     return "UTF-8"
 
 
@@ -249,14 +275,14 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             with log.open("a", encoding="utf-8") as handle:
                 handle.write(f"applied {len(spec.edits)} source edit(s) from the manifest\n")
         maven = (project / "pom.xml").is_file()
-        encoding = pom_source_encoding(project)
-        python_codec(encoding)  # an unknown charset fails the build here, with its name
         classes, test_classes = staging / "classes", staging / "test-classes"
         if spec.maven_modules:
             if not maven:
                 raise BuildFailed(f"maven_modules given but {origin} has no pom.xml")
             main_roots, test_roots, dependencies = _maven_modules(
                 spec, project, staging=staging, log=log)
+            encoding = pom_source_encoding(project)
+            python_codec(encoding)
             classes.mkdir()
             test_classes.mkdir()
             # As Maven's compiler plugin does by default: the processors on the classpath run
@@ -269,12 +295,15 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     f"no Java source root in {origin} (give source_roots in the projects "
                     "manifest)"
                 )
+            encoding = source_encoding(project, [*main_roots, *test_roots])
             dependencies = []
             if maven:
                 dependencies += _maven_classpath(project, staging=staging, log=log)
+                main_roots += _generated_sources(project, log=log)
             dependencies += _jars(spec, project)
             dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
             processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
+            python_codec(encoding)  # an unknown charset fails the build here, with its name
             options = ["--release", spec.java_release] if spec.java_release else []
             options += ["-encoding", encoding]
             if spec.compile_per_file:
@@ -289,6 +318,11 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                 _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
                        processors=processors, log=log, step="compiling the project's tests",
                        options=options)
+            if spec.test_roots:
+                # Files beside the sources (an old layout's .properties, test data) are on
+                # the classpath after the compiled classes, where the project's own build
+                # copies them (not on javac's: it would compile sources it finds there).
+                dependencies += [r for r in (*main_roots, *test_roots) if r not in dependencies]
         info = {
             "name": spec.name,
             "project_root": str(project.relative_to(staging)),
@@ -364,6 +398,12 @@ def _source_roots(
         main = [project / "src"]
     else:
         main = [project]
+    if spec.test_roots:
+        tests = [project / r for r in spec.test_roots]
+        missing = [str(r) for r in tests if not r.is_dir()]
+        if missing:
+            raise BuildFailed(f"test root(s) not found: {', '.join(missing)}")
+        return main, tests
     tests = [project / r for r in MAVEN_TEST_ROOTS if (project / r).is_dir() and
              project / r not in main]
     return main, tests
@@ -424,6 +464,36 @@ def _maven_modules(
     main_roots = [m / r for m in modules for r in MAVEN_MAIN_ROOTS if (m / r).is_dir()]
     test_roots = [m / r for m in modules for r in MAVEN_TEST_ROOTS if (m / r).is_dir()]
     return main_roots, test_roots, list(dict.fromkeys(entries))
+
+
+_PACKAGE = re.compile(rb"^\s*package\s+([\w.]+)\s*;", re.M)
+
+
+def _generated_sources(project: Path, *, log: Path) -> list[Path]:
+    """Sources the project's build writes before compiling (Jackson's ``PackageVersion`` from a
+    template): Maven runs its ``generate-sources`` phase, and each folder it filled is a root.
+
+    Only for a pom that binds something to that phase: everything else needs no Maven run."""
+    pom = (project / "pom.xml").read_text(encoding="utf-8", errors="replace")
+    if "generate-sources" not in pom:
+        return []
+    base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
+            *MAVEN_SKIPS, "generate-sources"]
+    try:
+        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
+             step="generating sources offline", timeout=MAVEN_TIMEOUT)
+    except BuildFailed:
+        _run(base, cwd=project, log=log, step="generating sources (mvn generate-sources)",
+             timeout=MAVEN_TIMEOUT)
+    generated = project / "target" / "generated-sources"
+    roots: list[Path] = []
+    for path in sorted(generated.rglob("*.java")) if generated.is_dir() else []:
+        found = _PACKAGE.search(path.read_bytes())
+        depth = found.group(1).count(b".") + 1 if found else 0
+        root = path.parents[depth]
+        if root not in roots:
+            roots.append(root)
+    return roots
 
 
 def _jars(spec: ProjectSpec, project: Path) -> list[Path]:

@@ -98,7 +98,11 @@ def _git_checkout(url: str, commit: str, dest: Path, *, submodules: tuple[str, .
         raise ToolchainMissing("git is not installed", hint="apt-get install git")
     # --no-hardlinks: a local clone would share object files with the user's repository, and
     # sealing the environment would then chown and chmod the user's files.
-    _checked_run(["git", "clone", "--quiet", "--no-hardlinks", url, str(dest)],
+    # --no-checkout with a commit: the branch head is never written out, so a head whose
+    # files cannot be checked out (a mirror without its large files) does not stop a commit
+    # that can.
+    _checked_run(["git", "clone", "--quiet", "--no-hardlinks",
+                  *(["--no-checkout"] if commit else []), url, str(dest)],
                  what=f"git clone {url}")
     if commit:
         _checked_run(["git", "-C", str(dest), "checkout", "--quiet", commit],

@@ -15,7 +15,9 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     defects4j = "Lang"                     # versions are Defects4J checkouts (defects4j on PATH)
 
 A version keys: ``source`` (another tree, archive or repository for this version), ``commit``,
-``overlay`` (a folder whose files replace or join the tree's, relative to the manifest). A
+``overlay`` (a folder whose files replace or join the tree's, relative to the manifest), and the
+build's layout at that revision where it differs from the project's: ``subdir``,
+``source_roots``, ``test_roots``, ``java_release``. A
 version's tree is put together once under the environment cache, named by its content, and then
 built into an ordinary Java environment (``JavaEnvironmentBuilder``) under the name
 ``<project>@<content hash>``: two versions with the same content share one environment.
@@ -50,6 +52,12 @@ class VersionRecipe:
     source: str = ""
     commit: str = ""
     overlay: str = ""
+    # The build's layout at this revision, when it differs from the project's (a project
+    # that moved from src/java to src/main/java between two bugs): replaces the project's.
+    subdir: str = ""
+    source_roots: tuple[str, ...] = ()
+    test_roots: tuple[str, ...] = ()
+    java_release: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,12 +144,21 @@ def load_bugs(path: Path) -> dict[str, ProjectBugs]:
 
 
 def _recipe(path: Path, name: str, bug: object, value: object) -> VersionRecipe:
-    if not isinstance(value, dict) or set(value) - {"source", "commit", "overlay"}:
+    if not isinstance(value, dict) or set(value) - set(_RECIPE_KEYS):
         raise UserError(f"{path}: project {name!r} bug {bug}: a version is a table of "
-                        "source, commit, overlay", hint='e.g. buggy = { overlay = "bugs/1b" }')
+                        f"{', '.join(_RECIPE_KEYS)}",
+                        hint='e.g. buggy = { overlay = "bugs/1b" }')
     return VersionRecipe(source=str(value.get("source", "")),
                          commit=str(value.get("commit", "")),
-                         overlay=str(value.get("overlay", "")))
+                         overlay=str(value.get("overlay", "")),
+                         subdir=str(value.get("subdir", "")),
+                         source_roots=tuple(str(r) for r in value.get("source_roots", ())),
+                         test_roots=tuple(str(r) for r in value.get("test_roots", ())),
+                         java_release=str(value.get("java_release", "")))
+
+
+_RECIPE_KEYS = ("source", "commit", "overlay", "subdir", "source_roots", "test_roots",
+                "java_release")
 
 
 def _tree_hash(root: Path) -> str:
@@ -159,6 +176,7 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
                         hint="run it with defects4j on PATH")
     base = dataclasses.replace(bugs.spec, source=recipe.source or bugs.spec.source,
                                commit=recipe.commit or ("" if recipe.source else bugs.spec.commit),
+                               subdir=recipe.subdir or bugs.spec.subdir,
                                base_dir=bugs.base_dir if recipe.source else bugs.spec.base_dir)
     overlay = (bugs.base_dir / recipe.overlay) if recipe.overlay else None
     if overlay is not None and not overlay.is_dir():
@@ -196,5 +214,8 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
                 tree.rename(target)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
-    return dataclasses.replace(bugs.spec, name=f"{bugs.name}@{key}", source=str(target),
-                               commit="", subdir="", base_dir=versions)
+    return dataclasses.replace(
+        bugs.spec, name=f"{bugs.name}@{key}", source=str(target), commit="", subdir="",
+        base_dir=versions, source_roots=recipe.source_roots or bugs.spec.source_roots,
+        test_roots=recipe.test_roots or bugs.spec.test_roots,
+        java_release=recipe.java_release or bugs.spec.java_release)

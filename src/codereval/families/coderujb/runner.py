@@ -224,6 +224,17 @@ class CoderUjbRunner(Runner):
             self._envs[(project, version)] = result
         return result
 
+    def version_environment(self, project: str, version: str,
+                            ctx: RunContext) -> VersionEnv | str:
+        """A version's built environment (``1b``, ``1f``), or why it could not be built."""
+        return self._version_env(project, version, ctx)
+
+    def run_tests(self, env: VersionEnv, ctx: RunContext, *, selectors: Sequence[str],
+                  limits: Limits) -> TestRun:
+        """The version's own tests (``pkg.Class``, ``pkg.Class::method``), unchanged, in the
+        sandbox: what rebuilding a bug checks its versions with."""
+        return self._run_tests(env.info, ctx, classes=None, selectors=selectors, limits=limits)
+
     def _jacoco_jars(self) -> tuple[Path, Path] | str:
         with self._lock:
             if self._jacoco is None:
@@ -325,8 +336,13 @@ class CoderUjbRunner(Runner):
         """FCG / APR: the method replaced, the named tests, then the whole suite."""
         info = env.info
         target = _source_file(info, spec.location, task=task)
-        text = replace_lines(info.read_source(target), code, start=spec.start,
-                             end=spec.end, where=spec.location)
+        # APR's lines are the *fixed* function's, in the row's file (CoderUJB splices into its
+        # `source`, the fixed file, and writes that over the buggy checkout's): spliced into
+        # the buggy file instead, a fix longer or shorter than the bug would cut the wrong lines.
+        original = (task.file_content if spec.kind is UjbKind.APR and task.file_content
+                    else info.read_source(target))
+        text = replace_lines(original, code, start=spec.start, end=spec.end,
+                             where=spec.location)
         syntax_ok = parses(text)
         classes = work / "classes"
         failure = self._compile(info, {_root_relative(info, target): text}, classes,
@@ -475,6 +491,12 @@ class CoderUjbRunner(Runner):
             return TestRun(status=Verdict.INFRA_ERROR, detail=junit)
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=ctx.work_root))
         try:
+            # Tests run from the project's folder under Maven, Ant and Defects4J, and open
+            # files by relative paths (Compress: src/test/resources/test1.xml): the working
+            # folder shows the project's files (read-only, through links) beside the scratch.
+            for entry in info.project_root.iterdir():
+                if not (scratch / entry.name).exists():
+                    (scratch / entry.name).symlink_to(entry)
             prefix = [classes] if classes is not None else []
             classpath = [*prefix, info.test_classes, info.classes,
                          *newer_junit(info.dependencies), *info.dependencies,
