@@ -154,5 +154,10 @@ class Family:
         """Commands this family adds to the ``codereval`` command line."""
         return ()
 
+    def prepare_commands(self) -> Sequence[click.Command]:
+        """Subcommands of ``codereval prepare`` this family brings (``prepare defects4j``):
+        public material turned into a benchmark directory."""
+        return ()
+
 
 __all__ = ["Family", "HtmlSection", "ScoreSection"]

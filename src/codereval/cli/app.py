@@ -52,12 +52,31 @@ def _register() -> None:
         demo_cmd,
     ):
         module.register(app)
-    # Commands a benchmark family brings (CoderEval's prepare and compare), from the registry.
+    # Commands a benchmark family brings (CoderEval's compare; each family's `prepare X`), from
+    # the registry.
     from codereval.benchmarks import families
 
     for family in families():
         for command in family.commands():
             app.add_command(command)
+        for command in family.prepare_commands():
+            prepare.add_command(command)
+    if prepare.commands:
+        app.add_command(prepare)
+
+
+@click.group("prepare")
+def prepare() -> None:
+    """Turn public material (official records and tests, Defects4J's metadata, the projects'
+    git histories) into a benchmark directory that `codereval evaluate` runs.
+
+    \b
+    Examples:
+      codereval prepare codereval-python --records CoderEval4Python.json \\
+          --test-map record_testcases_map_python.json --fetch --out bench/codereval-python
+      codereval prepare defects4j --defects4j defects4j --checkouts repos --bugs Lang-1 \\
+          --out bench/d4j
+    """
 
 
 _register()

@@ -86,9 +86,13 @@ class CoderEvalFamily(Family):
 
     def commands(self) -> Sequence[click.Command]:
         from codereval.families.codereval.compare_cmd import compare_command
-        from codereval.families.codereval.prepare_cmd import prepare_command
 
-        return (prepare_command, compare_command)
+        return (compare_command,)
+
+    def prepare_commands(self) -> Sequence[click.Command]:
+        from codereval.families.codereval.prepare_cmd import prepare_commands
+
+        return prepare_commands()
 
 
 FAMILY = CoderEvalFamily()

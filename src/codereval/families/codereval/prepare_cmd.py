@@ -159,5 +159,16 @@ def _print_report(report: PrepareReport, *, out: Path, ready: str) -> None:
     sys.stdout.flush()
 
 
-def register(app: click.Group) -> None:
-    app.add_command(prepare_command)
+def prepare_commands() -> tuple[click.Command, ...]:
+    """``prepare codereval-python`` and ``prepare codereval-java``: the command above with its
+    family fixed, so that ``prepare`` can hold other families' subcommands too."""
+
+    def subcommand(family: str) -> click.Command:
+        def callback(**options: object) -> None:
+            assert prepare_command.callback is not None
+            prepare_command.callback(family=family, **options)
+
+        return click.Command(family, callback=callback, help=prepare_command.help,
+                             params=[p for p in prepare_command.params if p.name != "family"])
+
+    return tuple(subcommand(family) for family in FAMILIES)

@@ -18,6 +18,7 @@ from codereval.errors import UserError
 from codereval.model import Outcome, Task, UjbKind
 
 if TYPE_CHECKING:
+    import click
     from rich.table import Table
 
     from codereval.prompting.extraction import Extraction
@@ -149,6 +150,11 @@ class CoderUjbFamily(Family):
         from codereval.families.coderujb.report import ujb_notes
 
         return ujb_notes(labels, sections)
+
+    def prepare_commands(self) -> Sequence[click.Command]:
+        from codereval.families.coderujb.prepare_cmd import defects4j_command
+
+        return (defects4j_command,)
 
     def html_sections(
         self, labels: Sequence[str], sections: Sequence[Any], ks: Sequence[int]

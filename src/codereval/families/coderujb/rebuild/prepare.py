@@ -1,0 +1,277 @@
+"""``codereval prepare defects4j``: Defects4J's bugs rebuilt from its metadata and the projects'
+public git histories, checked against its trigger tests, and made into CoderUJB tasks.
+
+What it writes (``--out``), read back by ``codereval evaluate --tasks OUT/tasks.jsonl
+--projects OUT/projects.toml``:
+
+- ``projects.toml`` and ``bugs.toml``: each project's repository, each bug's two versions
+  (the fixed revision; the buggy one, the fixed revision with ``overlays/<P>/<id>`` laid over);
+- ``overlays/``: the buggy versions' source files;
+- ``rebuild.jsonl``: one line per requested bug (``reproduced``, or why not, with the tests
+  that failed on each version and the times);
+- ``coderujb/{apr,dd,itg}.jsonl``: CoderUJB's rows of the reproduced bugs, in the published
+  datasets' columns (what ``codereval tasks`` and ``--tasks`` read from the Hub's files);
+- ``tasks.jsonl``: the same tasks as codereval ``Task`` lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from codereval.errors import UserError
+from codereval.families.coderujb.dataset import load_coderujb
+from codereval.families.coderujb.rebuild.metadata import (
+    REPOSITORIES,
+    Defects4jBug,
+    available_projects,
+    load_bugs,
+)
+from codereval.families.coderujb.rebuild.reproduce import Reproduction, check_bug
+from codereval.families.coderujb.rebuild.tasks import KINDS, IssueReport, Truncate, bug_rows
+from codereval.families.coderujb.rebuild.versions import (
+    JAVA_RELEASE,
+    BugVersions,
+    NotRebuildable,
+    plan_versions,
+    write_overlay,
+)
+from codereval.runners.base import RunContext
+
+REBUILD_FILE = "rebuild.jsonl"
+TASKS_FILE = "tasks.jsonl"
+# The projects issue #35 asks for: Defects4J's whose histories are public with the revisions.
+DEFAULT_PROJECTS = ("Lang", "Math", "Time", "Cli", "Codec", "Csv", "Gson", "JxPath",
+                    "Collections", "Compress", "JacksonCore")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BugReport:
+    """One line of rebuild.jsonl."""
+
+    bug: str
+    project: str
+    bug_id: str
+    status: str  # reproduced | not_reproduced | not_rebuilt
+    reason: str = ""
+    fixed_revision: str = ""
+    failing_fixed: tuple[str, ...] = ()
+    failing_buggy: tuple[str, ...] = ()
+    trigger_tests: tuple[str, ...] = ()
+    build_seconds: float = 0.0
+    test_seconds: float = 0.0
+    tasks: dict[str, int] = field(default_factory=dict)
+    no_tasks: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrepareResult:
+    out: Path
+    bugs: list[BugReport]
+    tasks: int
+
+
+def find_repository(checkouts: Path, project: str) -> Path | None:
+    """A project's clone under ``checkouts``: named by Defects4J's id (``Lang``), by the
+    repository (``commons-lang``) or ``owner---repo``; a work tree or a bare repository."""
+    slug = REPOSITORIES.get(project, "")
+    names = [project, project.lower()]
+    if slug:
+        owner, repo = slug.split("/")
+        names += [repo, f"{owner}---{repo}", f"{owner}+{repo}"]
+    for name in names:
+        for candidate in (checkouts / name, checkouts / name / "repo", checkouts / f"{name}.git"):
+            if (candidate / ".git").exists() or (candidate / "HEAD").is_file():
+                return candidate.resolve()
+    return None
+
+
+def select_bugs(defects4j: Path, projects: Sequence[str], wanted: Sequence[str],
+                limit: int | None) -> list[Defects4jBug]:
+    """The requested bugs: every active bug of ``projects``, or those named (``Lang-1``)."""
+    known = set(available_projects(defects4j))
+    chosen: list[Defects4jBug] = []
+    if wanted:
+        by_project: dict[str, list[str]] = {}
+        for name in wanted:
+            project, _, bug_id = name.rpartition("-")
+            if not project or not bug_id:
+                raise UserError(f"bug {name!r} is not <Project>-<id>", hint="e.g. Lang-1")
+            by_project.setdefault(project, []).append(bug_id)
+        for project, ids in by_project.items():
+            if project not in known:
+                raise UserError(f"Defects4J has no project {project!r}",
+                                hint=f"one of: {', '.join(sorted(known))}")
+            bugs = {b.bug_id: b for b in load_bugs(defects4j, project)}
+            missing = [i for i in ids if i not in bugs]
+            if missing:
+                raise UserError(f"{project} has no active bug {missing[0]} in Defects4J",
+                                hint="see its framework/projects/<P>/active-bugs.csv")
+            chosen += [bugs[i] for i in ids]
+    else:
+        for project in projects:
+            if project not in known:
+                raise UserError(f"Defects4J has no project {project!r}",
+                                hint=f"one of: {', '.join(sorted(known))}")
+            chosen += load_bugs(defects4j, project)[:limit]
+    return chosen
+
+
+def prepare_defects4j(
+    *, defects4j: Path, checkouts: Path, out: Path, ctx_for: Callable[[Path], RunContext],
+    projects: Sequence[str] = DEFAULT_PROJECTS, bugs: Sequence[str] = (),
+    limit: int | None = None, jobs: int = 2, force: bool = False,
+    issues: Mapping[str, IssueReport] | None = None, truncate: Truncate | None = None,
+    progress: Callable[[BugReport], None] | None = None,
+) -> PrepareResult:
+    """Rebuild the requested bugs into ``out`` (written whole at the end: an interrupted run
+    leaves nothing). ``ctx_for(projects.toml)`` gives the context the checks run in."""
+    if out.exists() and not force:
+        raise UserError(f"{out} exists", hint="pass --force to replace it, or another --out")
+    chosen = select_bugs(defects4j, projects, bugs, limit)
+    repositories: dict[str, Path] = {}
+    for project in dict.fromkeys(b.project for b in chosen):
+        found = find_repository(checkouts, project)
+        if found is None:
+            where = REPOSITORIES.get(project, "its repository")
+            raise UserError(f"no clone of {project} in {checkouts}",
+                            hint=f"git clone https://github.com/{where} "
+                                 f"{checkouts / where.split('/')[-1]}")
+        repositories[project] = found
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        plans: dict[str, BugVersions] = {}
+        reports: dict[str, BugReport] = {}
+        for bug in chosen:
+            try:
+                plans[bug.name] = plan_versions(bug, repositories[bug.project])
+            except NotRebuildable as exc:
+                reports[bug.name] = _report(bug, status="not_rebuilt", reason=str(exc))
+                if progress is not None:
+                    progress(reports[bug.name])
+        for plan in plans.values():
+            write_overlay(plan, staging / overlay_path(plan.bug))
+        write_manifests(staging, plans, repositories)
+        ctx = ctx_for(staging / "projects.toml")
+        from codereval.families.coderujb.runner import CoderUjbRunner
+
+        runner = CoderUjbRunner()
+
+        def check(plan: BugVersions) -> BugReport:
+            bug = plan.bug
+            found: Reproduction = check_bug(runner, ctx, project=bug.project, bug_id=bug.bug_id,
+                                            name=bug.name, trigger=bug.trigger_tests)
+            report = _report(bug, status="reproduced" if found.reproduced else "not_reproduced",
+                             reason=found.reason, failing_fixed=found.failing_fixed,
+                             failing_buggy=found.failing_buggy,
+                             build_seconds=found.build_seconds,
+                             test_seconds=found.test_seconds)
+            if progress is not None:
+                progress(report)
+            return report
+
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                for report in pool.map(check, plans.values()):
+                    reports[report.bug] = report
+        finally:
+            runner.close()
+        # Only reproduced bugs stay: a version that does not behave as Defects4J says is
+        # never used, not even by a published row that names it.
+        kept = {n: p for n, p in plans.items() if reports[n].status == "reproduced"}
+        for name, plan in plans.items():
+            if name not in kept:
+                shutil.rmtree((staging / overlay_path(plan.bug)).parent, ignore_errors=True)
+        write_manifests(staging, kept, repositories)
+        made = 0
+        by_kind: dict[str, dict[str, dict[str, Any]]] = {kind: {} for kind in KINDS}
+        for name, plan in plans.items():
+            if reports[name].status != "reproduced":
+                continue
+            rows, skipped = bug_rows(plan, repositories[plan.bug.project], issues=issues,
+                                     truncate=truncate)
+            for kind, made_rows in rows.items():
+                for row in made_rows:
+                    # DD rows are keyed by the function's text, which two bugs can share.
+                    by_kind[kind].setdefault(str(row["task_id"]), row)
+            reports[name] = replace(reports[name],
+                                    tasks={k: len(v) for k, v in rows.items() if v},
+                                    no_tasks=skipped)
+        (staging / "coderujb").mkdir()
+        with (staging / TASKS_FILE).open("w", encoding="utf-8") as tasks_file:
+            for kind, keyed in by_kind.items():
+                published = staging / "coderujb" / f"{kind}.jsonl"
+                with published.open("w", encoding="utf-8") as handle:
+                    for key in sorted(keyed):  # CoderUJB sorts each list by task id
+                        handle.write(json.dumps(keyed[key], ensure_ascii=False) + "\n")
+                if keyed:
+                    for task in load_coderujb(published, kind=kind):
+                        tasks_file.write(task.model_dump_json(exclude_defaults=True) + "\n")
+                        made += 1
+        ordered = [reports[b.name] for b in chosen]
+        with (staging / REBUILD_FILE).open("w", encoding="utf-8") as handle:
+            for report in ordered:
+                handle.write(json.dumps(asdict(report), sort_keys=True) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return PrepareResult(out=out, bugs=ordered, tasks=made)
+
+
+def overlay_path(bug: Defects4jBug) -> str:
+    return f"overlays/{bug.project}/{bug.bug_id}/buggy"
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value)
+
+
+def _toml_list(values: Sequence[str]) -> str:
+    return "[" + ", ".join(_toml_string(v) for v in values) + "]"
+
+
+def write_manifests(folder: Path, plans: dict[str, BugVersions],
+                    repositories: dict[str, Path]) -> None:
+    projects = ["# Defects4J's projects, from their public git histories "
+                "(codereval prepare defects4j)"]
+    bugs = ["# Each bug's two versions, as Defects4J builds them: the fixed revision, and the",
+            "# fixed revision with the source patch applied (overlays/) for the buggy one."]
+    used = dict.fromkeys(p.bug.project for p in plans.values())
+    for project in used:
+        projects += ["", f"[projects.{_toml_string(project)}]", 'language = "java"',
+                     f"source = {_toml_string(str(repositories[project]))}",
+                     f"java_release = {_toml_string(JAVA_RELEASE)}"]
+    for plan in plans.values():
+        bug = plan.bug
+        layout = (f"commit = {_toml_string(bug.fixed_revision)}, "
+                  f"subdir = {_toml_string(plan.subdir)}, "
+                  f"source_roots = {_toml_list([plan.source_root])}, "
+                  f"test_roots = {_toml_list([plan.test_root])}")
+        bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
+                 f"fixed = {{ {layout} }}",
+                 f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))} }}"]
+    (folder / "projects.toml").write_text("\n".join(projects) + "\n", encoding="utf-8")
+    (folder / "bugs.toml").write_text("\n".join(bugs) + "\n", encoding="utf-8")
+
+
+def _report(bug: Defects4jBug, *, status: str, reason: str = "",
+            failing_fixed: tuple[str, ...] = (), failing_buggy: tuple[str, ...] = (),
+            build_seconds: float = 0.0, test_seconds: float = 0.0) -> BugReport:
+    return BugReport(bug=bug.name, project=bug.project, bug_id=bug.bug_id, status=status,
+                     reason=reason, fixed_revision=bug.fixed_revision,
+                     failing_fixed=failing_fixed, failing_buggy=failing_buggy,
+                     trigger_tests=bug.trigger_tests, build_seconds=build_seconds,
+                     test_seconds=test_seconds)
+
+

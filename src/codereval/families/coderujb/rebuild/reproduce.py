@@ -1,0 +1,109 @@
+"""Does a rebuilt bug behave as Defects4J says? The buggy version must fail exactly its trigger
+tests and the fixed version must pass them.
+
+Both versions are built into ordinary environments and the test classes that hold the trigger
+tests run, unchanged, in the sandbox on each. A test that fails on the fixed version too is the
+JDK's or the environment's (Java 17 against Defects4J's Java 8): it does not count either way,
+but a trigger test among them means the bug is not reproduced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from codereval.errors import UserError
+from codereval.families.coderujb.runner import CoderUjbRunner, VersionEnv
+from codereval.model import Verdict
+from codereval.runners.base import RunContext
+
+# A trigger class runs a few seconds; Math's slowest classes take minutes on a slow machine.
+TEST_SECONDS = 600.0
+ENDED = (Verdict.PASSED, Verdict.FAILED, Verdict.RUNTIME_ERROR)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reproduction:
+    """What one bug's check found; ``reproduced`` is the verdict, ``reason`` says why not."""
+
+    bug: str
+    reproduced: bool
+    reason: str = ""
+    failing_fixed: tuple[str, ...] = ()
+    failing_buggy: tuple[str, ...] = ()
+    tests_run: int = 0
+    build_seconds: float = 0.0
+    test_seconds: float = 0.0
+    env_keys: dict[str, str] = field(default_factory=dict)
+
+
+def _matches(test: str, failed: Sequence[str]) -> bool:
+    """A trigger test names a method, or a whole class (a class-level failure)."""
+    if "::" in test:
+        return test in failed or test.split("::")[0] in failed
+    return any(f == test or f.startswith(test + "::") for f in failed)
+
+
+def check_bug(runner: CoderUjbRunner, ctx: RunContext, *, project: str, bug_id: str, name: str,
+              trigger: Sequence[str]) -> Reproduction:
+    """Build both versions of ``project`` bug ``bug_id`` and run its trigger tests' classes."""
+    started = time.monotonic()
+    envs: dict[str, VersionEnv] = {}
+    for which in ("f", "b"):
+        try:
+            env = runner.version_environment(project, f"{bug_id}{which}", ctx)
+        except UserError as exc:
+            env = exc.one_line()
+        if isinstance(env, str):
+            return Reproduction(bug=name, reproduced=False,
+                                reason=f"the {_word(which)} version does not build: {env}",
+                                build_seconds=round(time.monotonic() - started, 1))
+        envs[which] = env
+    built = time.monotonic()
+    classes = tuple(dict.fromkeys(t.split("::")[0] for t in trigger))
+    limits = dataclasses.replace(ctx.limits, wall_time=max(TEST_SECONDS, ctx.limits.wall_time),
+                                 cpu_time=2 * max(TEST_SECONDS, ctx.limits.wall_time))
+    failing: dict[str, tuple[str, ...]] = {}
+    tests = 0
+    for which in ("f", "b"):
+        run = runner.run_tests(envs[which], ctx, selectors=classes, limits=limits)
+        if run.status not in ENDED or (run.status is Verdict.RUNTIME_ERROR and not run.failed):
+            return Reproduction(
+                bug=name, reproduced=False,
+                reason=f"the trigger tests did not run to their end on the {_word(which)} "
+                       f"version ({run.status.value}: {run.detail})",
+                build_seconds=round(built - started, 1),
+                test_seconds=round(time.monotonic() - built, 1),
+                env_keys={w: e.key for w, e in envs.items()})
+        failing[which] = run.failed
+        tests = max(tests, run.tests)
+    fixed, buggy = failing["f"], failing["b"]
+    reason = ""
+    broken_fixed = [t for t in trigger if _matches(t, fixed)]
+    silent = [t for t in trigger if not _matches(t, buggy)]
+    extra = [f for f in buggy if f not in fixed and not any(_matches(t, (f,)) or
+                                                            f == t for t in trigger)]
+    if broken_fixed:
+        reason = (f"{len(broken_fixed)} trigger test(s) fail on the fixed version too: "
+                  f"{_few(broken_fixed)}")
+    elif silent:
+        reason = f"{len(silent)} trigger test(s) pass on the buggy version: {_few(silent)}"
+    elif extra:
+        reason = (f"the buggy version also fails {len(extra)} test(s) that are not trigger "
+                  f"tests: {_few(extra)}")
+    return Reproduction(bug=name, reproduced=not reason, reason=reason, failing_fixed=fixed,
+                        failing_buggy=buggy, tests_run=tests,
+                        build_seconds=round(built - started, 1),
+                        test_seconds=round(time.monotonic() - built, 1),
+                        env_keys={w: e.key for w, e in envs.items()})
+
+
+def _word(which: str) -> str:
+    return "fixed" if which == "f" else "buggy"
+
+
+def _few(names: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

@@ -1,0 +1,150 @@
+"""A Defects4J bug as the two versions codereval builds (``bugs.toml``), from the project's git
+history.
+
+As Defects4J makes them: the **fixed** version is the fixed revision's tree; the **buggy**
+version is that tree with the source patch applied (Defects4J's ``<id>.src.patch`` turns fixed
+code into buggy code), so it keeps the fixed version's tests. The patched files are written as
+the buggy version's overlay. The build root is the folder above the source folder that holds the
+project's ``pom.xml`` (``gson/`` in Gson); a revision without one (an Ant build) is not rebuilt.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from codereval.families.coderujb.rebuild.metadata import Defects4jBug
+
+# javac's oldest --release on Java 17 that is not deprecated; the projects' own levels (1.3 to
+# 1.6) are older, and Defects4J compiles them on Java 8 (with their own source levels).
+JAVA_RELEASE = "8"
+_DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.M)
+
+
+class NotRebuildable(Exception):
+    """The bug cannot be rebuilt from its public material; the message says why."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BugVersions:
+    """Where a bug's two versions come from: the build root inside the repository, the roots
+    relative to it, and the buggy version's files (relative to the build root)."""
+
+    bug: Defects4jBug
+    subdir: str
+    source_root: str
+    test_root: str
+    buggy_files: dict[str, bytes]
+
+
+def git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", f"--git-dir={_git_dir(repository)}", *args],
+                          capture_output=True, check=check)
+
+
+def _git_dir(repository: Path) -> Path:
+    dot = repository / ".git"
+    return dot if dot.exists() else repository
+
+
+def has_commit(repository: Path, revision: str) -> bool:
+    return git(repository, "cat-file", "-e", f"{revision}^{{commit}}", check=False).returncode == 0
+
+
+def _exists(repository: Path, revision: str, path: str) -> bool:
+    return git(repository, "cat-file", "-e", f"{revision}:{path}", check=False).returncode == 0
+
+
+def plan_versions(bug: Defects4jBug, repository: Path) -> BugVersions:
+    """Check the bug's material against the repository and lay out its versions."""
+    if not bug.src_dir or not bug.test_dir:
+        raise NotRebuildable("dir-layout.csv names no source folders for its revisions")
+    if not bug.src_patch.strip():
+        raise NotRebuildable(f"no patches/{bug.bug_id}.src.patch")
+    if not bug.trigger_tests:
+        raise NotRebuildable(f"no trigger_tests/{bug.bug_id}")
+    if not has_commit(repository, bug.fixed_revision):
+        raise NotRebuildable(f"the fixed revision {bug.fixed_revision[:12]} is not in "
+                             f"{repository}")
+    subdir = _build_root(repository, bug.fixed_revision, bug.src_dir)
+    if subdir is None:
+        raise NotRebuildable(f"no pom.xml above {bug.src_dir} at {bug.fixed_revision[:12]} "
+                             "(an Ant-only revision: codereval builds from the pom's "
+                             "dependencies)")
+    prefix = f"{subdir}/" if subdir else ""
+    if not bug.test_dir.startswith(prefix):
+        raise NotRebuildable(f"the test folder {bug.test_dir} is outside the build root "
+                             f"{subdir}")
+    buggy = buggy_files(bug, repository)
+    outside = [p for p in buggy if not p.startswith(prefix)]
+    if outside:
+        raise NotRebuildable(f"the source patch changes {outside[0]}, outside the build root")
+    return BugVersions(bug=bug, subdir=subdir, source_root=bug.src_dir.removeprefix(prefix),
+                       test_root=bug.test_dir.removeprefix(prefix),
+                       buggy_files={p.removeprefix(prefix): c for p, c in buggy.items()})
+
+
+def _build_root(repository: Path, revision: str, src_dir: str) -> str | None:
+    """The deepest folder above ``src_dir`` that has a pom.xml ("" for the root)."""
+    parts = PurePosixPath(src_dir).parts
+    for depth in range(len(parts) - 1, -1, -1):
+        folder = "/".join(parts[:depth])
+        if _exists(repository, revision, f"{folder}/pom.xml" if folder else "pom.xml"):
+            return folder
+    return None
+
+
+def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes]:
+    """The files the source patch changes, as they are in the buggy version (repository
+    paths). The patch is applied with ``git apply`` to the fixed revision's files."""
+    paths = list(dict.fromkeys(b for _, b in _DIFF_FILE.findall(bug.src_patch)))
+    if not paths:
+        raise NotRebuildable("the source patch names no file")
+    with tempfile.TemporaryDirectory(prefix="d4j-patch-") as tmp:
+        tree = Path(tmp) / "tree"
+        tree.mkdir()
+        for path in paths:
+            if not _exists(repository, bug.fixed_revision, path):
+                continue  # the patch creates it
+            target = tree / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(git(repository, "show", f"{bug.fixed_revision}:{path}").stdout)
+        patch = Path(tmp) / "src.patch"
+        patch.write_text(bug.src_patch, encoding="utf-8")
+        applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)],
+                                 cwd=tree, capture_output=True, text=True)
+        if applied.returncode != 0:
+            why = applied.stderr.strip().splitlines()
+            raise NotRebuildable("the source patch does not apply to the fixed revision: "
+                                 + (why[0] if why else f"exit {applied.returncode}"))
+        found = {}
+        for path in paths:
+            target = tree / path
+            if not target.is_file():
+                raise NotRebuildable(f"the source patch deletes {path} (an overlay cannot)")
+            found[path] = target.read_bytes()
+        return found
+
+
+def write_overlay(versions: BugVersions, folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    for path, content in versions.buggy_files.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+
+
+def file_at(repository: Path, revision: str, path: str) -> str | None:
+    """A file's text at a revision (None when absent); Java sources may be Latin-1."""
+    done = git(repository, "show", f"{revision}:{path}", check=False)
+    if done.returncode != 0:
+        return None
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return done.stdout.decode("latin-1")

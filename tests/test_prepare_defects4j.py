@@ -1,0 +1,287 @@
+"""`codereval prepare defects4j`: a fake Defects4J (its metadata files, as Defects4J writes them)
+over a fixture git repository goes through rebuild, the reproduction check and task creation,
+and the tasks it writes run, gold, through `codereval evaluate`.
+
+The fixture project `Toy` has three bugs:
+
+1. `Calc.add` ignores negative numbers: the fix (two lines longer than the bug) makes
+   `CalcTest::testAddNegative` pass. Reproduces; gives APR, DD (two rows) and ITG tasks.
+2. Defects4J's record says `CalcTest::testAddPositive` triggers a bug whose patch changes
+   nothing that test reaches: the rebuild does not reproduce it, and it gives no task.
+3. Its fixed revision has no pom.xml (an Ant build): not rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.toy</groupId>
+  <artifactId>toy</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+BUGGY_CALC = """package toy;
+
+/** Arithmetic. */
+public class Calc {
+    private int calls = 0;
+
+    public Calc() {
+    }
+
+    /**
+     * Adds two numbers.
+     */
+    public int add(int a, int b) {
+        calls++;
+        return Math.max(a, 0) + Math.max(b, 0);
+    }
+
+    public int calls() {
+        return calls;
+    }
+}
+"""
+
+FIXED_CALC = BUGGY_CALC.replace(
+    "        return Math.max(a, 0) + Math.max(b, 0);\n",
+    "        // negative numbers count as they are\n"
+    "        int sum = a + b;\n"
+    "        return sum;\n",
+)
+
+TEST = """package toy;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class CalcTest {
+    @Test
+    public void testAddPositive() {
+        assertEquals(5, new Calc().add(2, 3));
+    }
+%s}
+"""
+
+TRIGGER = """
+    @Test
+    public void testAddNegative() {
+        assertEquals(-1, new Calc().add(2, -3));
+    }
+"""
+
+ISSUES = [{"issue_id": "TOY-1", "title": "add drops <code>negative</code> numbers",
+           "description": "<p>Calc.add(2, -3) returns 2.</p>", "project": "Toy", "bug_id": 1}]
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "user.name=t",
+                           "-c", "user.email=t@example.org", *args],
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for path, text in files.items():
+        target = repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("d4j")
+    repo = root / "checkouts" / "Toy"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q")
+    calc, test = "src/main/java/toy/Calc.java", "src/test/java/toy/CalcTest.java"
+    buggy1 = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC, test: TEST % ""}, "buggy")
+    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % TRIGGER}, "fix add")
+    patch1 = _git(repo, "diff", fixed1, buggy1, "--", "src/main") + "\n"
+    # Bug 2: a patch that only rewords a comment, while its record names a test that passes.
+    reworded = _commit(repo, {calc: FIXED_CALC.replace("count as they", "count, as they")},
+                       "reword")
+    patch2 = _git(repo, "diff", fixed1, reworded, "--", "src/main") + "\n"
+    # Bug 3: a revision built with Ant (no pom.xml).
+    _git(repo, "rm", "-q", "pom.xml")
+    fixed3 = _commit(repo, {"build.xml": "<project default='jar'/>\n"}, "move to ant")
+    meta = root / "defects4j" / "framework" / "projects" / "Toy"
+    for folder in ("patches", "trigger_tests", "modified_classes"):
+        (meta / folder).mkdir(parents=True)
+    (meta / "active-bugs.csv").write_text(
+        "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n"
+        f"1,{buggy1},{fixed1},TOY-1,https://example.org/TOY-1\n"
+        f"2,{buggy1},{fixed1},TOY-2,https://example.org/TOY-2\n"
+        f"3,{fixed1},{fixed3},TOY-3,https://example.org/TOY-3\n", encoding="utf-8")
+    (meta / "dir-layout.csv").write_text(
+        "".join(f"{rev},src/main/java,src/test/java\n" for rev in (buggy1, fixed1, fixed3)),
+        encoding="utf-8")
+    for bug, patch, trigger in ((1, patch1, "testAddNegative"), (2, patch2, "testAddPositive"),
+                                (3, patch1, "testAddNegative")):
+        (meta / "patches" / f"{bug}.src.patch").write_text(patch, encoding="utf-8")
+        (meta / "trigger_tests" / str(bug)).write_text(
+            f"--- toy.CalcTest::{trigger}\njava.lang.AssertionError: expected:<-1> but was:<2>\n"
+            "\tat toy.CalcTest.testAddNegative(CalcTest.java:16)\n", encoding="utf-8")
+        (meta / "modified_classes" / f"{bug}.src").write_text("toy.Calc\n", encoding="utf-8")
+    issues = root / "bug_report.json"
+    issues.write_text(json.dumps(ISSUES), encoding="utf-8")
+    return {"root": root, "defects4j": root / "defects4j", "checkouts": root / "checkouts",
+            "issues": issues}
+
+
+@pytest.fixture(scope="module")
+def prepared(world: dict[str, Path], tmp_path_factory: pytest.TempPathFactory,
+             ujb_env_root: Path) -> tuple[Path, str]:
+    from codereval.cli.app import main
+
+    out = tmp_path_factory.mktemp("bench") / "toy"
+    patch = pytest.MonkeyPatch()
+    patch.setenv("CODEREVAL_HOME", str(ujb_env_root))
+    try:
+        main(["prepare", "defects4j", "--defects4j", str(world["defects4j"]), "--checkouts",
+              str(world["checkouts"]), "--projects", "Toy", "--issues", str(world["issues"]),
+              "--out", str(out)])
+    except SystemExit as exc:
+        assert not exc.code, f"prepare exited {exc.code}"
+    finally:
+        patch.undo()
+    return out, ""
+
+
+def _rebuild(out: Path) -> dict[str, dict[str, object]]:
+    lines = (out / "rebuild.jsonl").read_text(encoding="utf-8").splitlines()
+    return {row["bug"]: row for row in map(json.loads, lines)}
+
+
+def test_a_bug_whose_buggy_version_fails_its_trigger_test_is_reproduced(
+        prepared: tuple[Path, str]) -> None:
+    bug = _rebuild(prepared[0])["Toy-1"]
+    assert bug["status"] == "reproduced", bug
+    assert bug["failing_buggy"] == ["toy.CalcTest::testAddNegative"]
+    assert bug["failing_fixed"] == []
+    assert bug["tasks"] == {"apr": 1, "dd": 2, "itg": 1}
+
+
+def test_a_bug_whose_trigger_test_passes_on_the_buggy_version_is_not_used(
+        prepared: tuple[Path, str]) -> None:
+    bug = _rebuild(prepared[0])["Toy-2"]
+    assert bug["status"] == "not_reproduced"
+    assert "1 trigger test(s) pass on the buggy version: toy.CalcTest::testAddPositive" \
+        in str(bug["reason"])
+    assert bug["tasks"] == {}
+
+
+def test_an_ant_only_revision_is_reported_not_rebuilt(prepared: tuple[Path, str]) -> None:
+    bug = _rebuild(prepared[0])["Toy-3"]
+    assert bug["status"] == "not_rebuilt" and "no pom.xml" in str(bug["reason"])
+
+
+def test_the_buggy_version_is_the_fixed_tree_with_the_patch_applied(
+        prepared: tuple[Path, str]) -> None:
+    out = prepared[0]
+    overlay = out / "overlays" / "Toy" / "1" / "buggy" / "src/main/java/toy/Calc.java"
+    assert overlay.read_text(encoding="utf-8") == BUGGY_CALC
+    bugs = (out / "bugs.toml").read_text(encoding="utf-8")
+    assert 'overlay = "overlays/Toy/1/buggy"' in bugs and "[projects.\"Toy\".bugs.2]" not in bugs
+
+
+def test_apr_rows_follow_coderujb_the_fixed_functions_lines_and_the_buggy_function_prompted(
+        prepared: tuple[Path, str]) -> None:
+    rows = [json.loads(line) for line in
+            (prepared[0] / "coderujb" / "apr.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 1
+    row = rows[0]
+    fixed_lines = FIXED_CALC.split("\n")
+    # 0-based and inclusive, as the published rows: the fix's lines in the fixed file.
+    assert "\n".join(fixed_lines[row["start"]:row["end"] + 1]) == row["fix"]
+    assert row["fix"].strip().startswith("public int add(int a, int b)")
+    assert "Math.max(a, 0)" in row["buggy"] and "Math.max" not in row["fix"]
+    assert row["testmethods"] == ["toy.CalcTest::testAddNegative"]
+    assert "// Buggy Function\n    /**\n     * Adds two numbers.\n     */\n" \
+        "    public int add" in row["prompt_complete"]
+    assert row["prompt_complete"].endswith("// Fixed Function\n")
+    assert "    public int calls();" in row["prompt_chat"]  # the class's abstract context
+
+
+def test_dd_rows_are_the_buggy_function_defective_and_the_fixed_one_clean(
+        prepared: tuple[Path, str]) -> None:
+    rows = [json.loads(line) for line in
+            (prepared[0] / "coderujb" / "dd.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_truth = {row["defective"]: row for row in rows}
+    assert "Math.max" in by_truth[True]["code"] and "int sum" in by_truth[False]["code"]
+    assert by_truth[True]["prompt_complete"].endswith("B. No, it doesn't have defects\nAnswer:")
+
+
+def test_itg_rows_carry_the_issue_as_coderujb_formats_it(prepared: tuple[Path, str]) -> None:
+    row = json.loads((prepared[0] / "coderujb" / "itg.jsonl").read_text(encoding="utf-8"))
+    assert row["testmethod"] == "toy.CalcTest::testAddNegative"
+    assert row["issue_id"] == "Toy-TOY-1"
+    assert "## Issue-Title: \nadd drops negative numbers\n" in row["prompt_chat"]
+    assert "Calc.add(2, -3) returns 2." in row["prompt_chat"]
+    assert row["prompt_chat"].endswith(
+        "```java\n    @Test\n    public void testAddNegative() {\n\n```\n")
+    assert row["classes_modified"] == ["toy.Calc"]
+
+
+def test_the_tasks_run_gold_through_evaluate(prepared: tuple[Path, str], tmp_path: Path,
+                                             run_cli, ujb_env_root: Path,  # type: ignore[no-untyped-def]
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    out = prepared[0]
+    monkeypatch.setenv("CODEREVAL_HOME", str(ujb_env_root))
+    run = tmp_path / "gold"
+    done = run_cli("evaluate", "--tasks", out / "tasks.jsonl", "--projects",
+                   out / "projects.toml", "--reference", "--repeat", "1", "--timeout", "60",
+                   "--out", run)
+    assert done.exit_code == 0, done
+    status = {row["task_id"]: row for row in map(
+        json.loads, (run / "gold.jsonl").read_text(encoding="utf-8").splitlines())}
+    # The developer's fix passes APR (spliced at the fixed function's lines, though it is two
+    # lines longer than the bug), the developer's trigger test passes ITG (fails buggy, passes
+    # fixed), and the trivial probes are rejected.
+    assert len(status) == 4
+    assert {row["status"] for row in status.values()} == {"ok"}, status
+
+
+def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_path: Path,
+                                                  run_cli) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    base = ("prepare", "defects4j", "--checkouts", world["checkouts"], "--out", out)
+    cases = [
+        ((*base, "--defects4j", tmp_path), "is not a Defects4J clone"),
+        ((*base, "--defects4j", world["defects4j"], "--bugs", "Toy-9"),
+         "Toy has no active bug 9 in Defects4J"),
+        ((*base, "--defects4j", world["defects4j"], "--projects", "Nope"),
+         "Defects4J has no project 'Nope'"),
+        ((*base, "--defects4j", world["defects4j"], "--bugs", "Toy-1", "--projects", "Toy"),
+         "give --projects or --bugs, not both"),
+        (("prepare", "defects4j", "--checkouts", tmp_path, "--out", out, "--defects4j",
+          world["defects4j"], "--projects", "Toy"), "no clone of Toy in"),
+    ]
+    for args, message in cases:
+        done = run_cli(*args)
+        assert done.exit_code == 2, (args, done)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], (args, done.stderr)
+        assert not out.exists()
