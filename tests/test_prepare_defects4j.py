@@ -89,6 +89,15 @@ TRIGGER = """
     }
 """
 
+# A test the fix broke, which Defects4J lists in failing_tests/<fixed revision> and so removes:
+# its failure must not count against the developer's fix.
+BROKEN_BY_FIX = """
+    @Test
+    public void testOldBehaviour() {
+        assertEquals(1, new Calc().add(1, -1));
+    }
+"""
+
 ISSUES = [{"issue_id": "TOY-1", "title": "add drops <code>negative</code> numbers",
            "description": "<p>Calc.add(2, -3) returns 2.</p>", "project": "Toy", "bug_id": 1}]
 
@@ -118,7 +127,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _git(repo, "init", "-q")
     calc, test = "src/main/java/toy/Calc.java", "src/test/java/toy/CalcTest.java"
     buggy1 = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC, test: TEST % ""}, "buggy")
-    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % TRIGGER}, "fix add")
+    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % (TRIGGER + BROKEN_BY_FIX)},
+                     "fix add")
     patch1 = _git(repo, "diff", fixed1, buggy1, "--", "src/main") + "\n"
     # Bug 2: a patch that only rewords a comment, while its record names a test that passes.
     reworded = _commit(repo, {calc: FIXED_CALC.replace("count as they", "count, as they")},
@@ -128,8 +138,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _git(repo, "rm", "-q", "pom.xml")
     fixed3 = _commit(repo, {"build.xml": "<project default='jar'/>\n"}, "move to ant")
     meta = root / "defects4j" / "framework" / "projects" / "Toy"
-    for folder in ("patches", "trigger_tests", "modified_classes"):
+    for folder in ("patches", "trigger_tests", "modified_classes", "failing_tests"):
         (meta / folder).mkdir(parents=True)
+    (meta / "failing_tests" / fixed1).write_text(
+        "## toy: 1f ##\n--- toy.CalcTest::testOldBehaviour\njava.lang.AssertionError\n",
+        encoding="utf-8")
     (meta / "active-bugs.csv").write_text(
         "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n"
         f"1,{buggy1},{fixed1},TOY-1,https://example.org/TOY-1\n"
@@ -180,7 +193,8 @@ def test_a_bug_whose_buggy_version_fails_its_trigger_test_is_reproduced(
     bug = _rebuild(prepared[0])["Toy-1"]
     assert bug["status"] == "reproduced", bug
     assert bug["failing_buggy"] == ["toy.CalcTest::testAddNegative"]
-    assert bug["failing_fixed"] == []
+    # The test the fix broke fails on the fixed version only: recorded, and not held against it.
+    assert bug["failing_fixed"] == ["toy.CalcTest::testOldBehaviour"]
     assert bug["tasks"] == {"apr": 1, "dd": 2, "itg": 1}
 
 
@@ -205,6 +219,7 @@ def test_the_buggy_version_is_the_fixed_tree_with_the_patch_applied(
     assert overlay.read_text(encoding="utf-8") == BUGGY_CALC
     bugs = (out / "bugs.toml").read_text(encoding="utf-8")
     assert 'overlay = "overlays/Toy/1/buggy"' in bugs and "[projects.\"Toy\".bugs.2]" not in bugs
+    assert 'excluded_tests = ["toy.CalcTest::testOldBehaviour"]' in bugs
 
 
 def test_apr_rows_follow_coderujb_the_fixed_functions_lines_and_the_buggy_function_prompted(
@@ -258,8 +273,9 @@ def test_the_tasks_run_gold_through_evaluate(prepared: tuple[Path, str], tmp_pat
     status = {row["task_id"]: row for row in map(
         json.loads, (run / "gold.jsonl").read_text(encoding="utf-8").splitlines())}
     # The developer's fix passes APR (spliced at the fixed function's lines, though it is two
-    # lines longer than the bug), the developer's trigger test passes ITG (fails buggy, passes
-    # fixed), and the trivial probes are rejected.
+    # lines longer than the bug; the test Defects4J removes, which the fix breaks, does not
+    # count), the developer's trigger test passes ITG (fails buggy, passes fixed), and the
+    # trivial probes are rejected.
     assert len(status) == 4
     assert {row["status"] for row in status.values()} == {"ok"}, status
 

@@ -10,6 +10,7 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     [projects."acme/lib".bugs.7]
     buggy = { commit = "4f2c..." }         # the project's git source at a revision
     fixed = { commit = "9ab1...", overlay = "patches/7f" }
+    excluded_tests = ["pkg.FooTest::testFlaky"]   # failures of these never count
 
     [projects."Lang"]
     defects4j = "Lang"                     # versions are Defects4J checkouts (defects4j on PATH)
@@ -67,6 +68,9 @@ class ProjectBugs:
     name: str
     spec: ProjectSpec | None
     bugs: dict[str, tuple[VersionRecipe, VersionRecipe]] = field(default_factory=dict)
+    # Per bug, tests that do not count (Defects4J removes the ones that fail on the fixed
+    # revision under its own set-up, or depend on other tests, from its checkouts).
+    excluded: dict[str, tuple[str, ...]] = field(default_factory=dict)
     defects4j: str = ""
     base_dir: Path = Path(".")
 
@@ -124,22 +128,24 @@ def load_bugs(path: Path) -> dict[str, ProjectBugs]:
                             hint="allowed: bugs, defects4j")
         d4j = str(entry.get("defects4j", ""))
         bugs: dict[str, tuple[VersionRecipe, VersionRecipe]] = {}
+        excluded: dict[str, tuple[str, ...]] = {}
         for bug, versions in (entry.get("bugs") or {}).items():
             if not str(bug).isdigit() or not isinstance(versions, dict):
                 raise UserError(f"{path}: project {name!r}: bug {bug!r} must be a number with "
                                 "a table of buggy/fixed")
-            extra = set(versions) - {"buggy", "fixed"}
+            extra = set(versions) - {"buggy", "fixed", "excluded_tests"}
             if extra:
                 raise UserError(f"{path}: project {name!r} bug {bug}: unknown keys "
-                                f"{sorted(extra)}", hint="allowed: buggy, fixed")
+                                f"{sorted(extra)}", hint="allowed: buggy, fixed, excluded_tests")
             bugs[str(bug)] = (_recipe(path, name, bug, versions.get("buggy", {})),
                               _recipe(path, name, bug, versions.get("fixed", {})))
+            excluded[str(bug)] = tuple(str(t) for t in versions.get("excluded_tests", ()))
         spec = specs.get(name)
         if spec is None and not d4j:
             raise UserError(f"{path}: project {name!r} is not in {manifest}",
                             hint="add it there (its source), or give defects4j = \"<id>\"")
-        found[name] = ProjectBugs(name=name, spec=spec, bugs=bugs, defects4j=d4j,
-                                  base_dir=path.parent.resolve())
+        found[name] = ProjectBugs(name=name, spec=spec, bugs=bugs, excluded=excluded,
+                                  defects4j=d4j, base_dir=path.parent.resolve())
     return found
 
 

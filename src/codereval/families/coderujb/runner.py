@@ -366,7 +366,8 @@ class CoderUjbRunner(Runner):
         if named.passed or (apr and named.ended_normally):
             suite = self._run_tests(info, ctx, classes=classes, selectors=(_suite(info),),
                                     limits=ctx.limits)
-        verdict, detail = suite_verdict(named, suite, baseline)
+        excluded = self._project(spec.project, ctx).excluded.get(spec.bug_id, ())
+        verdict, detail = suite_verdict(named, suite, (*baseline, *excluded))
         after: tuple[str, ...] | None = None
         if apr and suite is not None and suite.ended_normally:
             after = suite.failed

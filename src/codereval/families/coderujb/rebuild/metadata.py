@@ -62,8 +62,14 @@ class Defects4jBug:
     relevant_tests: tuple[str, ...]
     src_dir: str
     test_dir: str
-    # Tests that fail on the fixed revision under Defects4J itself (it leaves them out).
+    # Tests that fail on the fixed revision under Defects4J itself, and tests that depend on
+    # others running first: Defects4J removes both from its checkouts.
     failing_on_fixed: tuple[str, ...]
+    dependent_tests: tuple[str, ...] = ()
+
+    @property
+    def excluded_tests(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.failing_on_fixed, *self.dependent_tests)))
 
     @property
     def name(self) -> str:
@@ -95,6 +101,7 @@ def load_bugs(defects4j: Path, project: str) -> list[Defects4jBug]:
         raise UserError(f"Defects4J has no project {project!r} in {folder.parent}",
                         hint=f"one of: {known}")
     layout = _layout(folder / "dir-layout.csv")
+    dependent = trigger_tests(_text(folder / "dependent_tests"))
     bugs = []
     for row in _csv(active):
         bug_id = row["bug.id"].strip()
@@ -116,6 +123,7 @@ def load_bugs(defects4j: Path, project: str) -> list[Defects4jBug]:
             src_dir=src_dir,
             test_dir=test_dir,
             failing_on_fixed=trigger_tests(_text(folder / "failing_tests" / fixed)),
+            dependent_tests=dependent,
         ))
     return sorted(bugs, key=lambda b: (int(b.bug_id) if b.bug_id.isdigit() else 1 << 30,
                                        b.bug_id))

@@ -168,7 +168,8 @@ def prepare_defects4j(
         def check(plan: BugVersions) -> BugReport:
             bug = plan.bug
             found: Reproduction = check_bug(runner, ctx, project=bug.project, bug_id=bug.bug_id,
-                                            name=bug.name, trigger=bug.trigger_tests)
+                                            name=bug.name, trigger=bug.trigger_tests,
+                                            excluded=bug.excluded_tests)
             report = _report(bug, status="reproduced" if found.reproduced else "not_reproduced",
                              reason=found.reason, failing_fixed=found.failing_fixed,
                              failing_buggy=found.failing_buggy,
@@ -261,6 +262,10 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
                  f"fixed = {{ {layout} }}",
                  f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))} }}"]
+        if bug.excluded_tests:
+            # Defects4J's failing_tests of the fixed revision and dependent_tests: removed
+            # from its checkouts, so their failures never count here either.
+            bugs.append(f"excluded_tests = {_toml_list(list(bug.excluded_tests))}")
     (folder / "projects.toml").write_text("\n".join(projects) + "\n", encoding="utf-8")
     (folder / "bugs.toml").write_text("\n".join(bugs) + "\n", encoding="utf-8")
 

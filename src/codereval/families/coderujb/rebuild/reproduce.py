@@ -47,7 +47,7 @@ def _matches(test: str, failed: Sequence[str]) -> bool:
 
 
 def check_bug(runner: CoderUjbRunner, ctx: RunContext, *, project: str, bug_id: str, name: str,
-              trigger: Sequence[str]) -> Reproduction:
+              trigger: Sequence[str], excluded: Sequence[str] = ()) -> Reproduction:
     """Build both versions of ``project`` bug ``bug_id`` and run its trigger tests' classes."""
     started = time.monotonic()
     envs: dict[str, VersionEnv] = {}
@@ -83,8 +83,8 @@ def check_bug(runner: CoderUjbRunner, ctx: RunContext, *, project: str, bug_id: 
     reason = ""
     broken_fixed = [t for t in trigger if _matches(t, fixed)]
     silent = [t for t in trigger if not _matches(t, buggy)]
-    extra = [f for f in buggy if f not in fixed and not any(_matches(t, (f,)) or
-                                                            f == t for t in trigger)]
+    extra = [f for f in buggy if f not in fixed and f not in excluded
+             and not any(_matches(t, (f,)) for t in trigger)]
     if broken_fixed:
         reason = (f"{len(broken_fixed)} trigger test(s) fail on the fixed version too: "
                   f"{_few(broken_fixed)}")
