@@ -46,8 +46,8 @@ def main() -> None:
     for row in rows:
         per[str(row["project"])].append(row)
     header = (f"{'project':<12} {'bugs':>5} {'reprod':>6} {'not rep':>7} {'not built':>9} "
-              f"{'APR':>4} {'DD':>4} {'ITG':>4} {'build s/bug':>11} {'test s/bug':>10} "
-              f"{'build s':>8}")
+              f"{'FCG':>4} {'CTG':>4} {'ITG':>4} {'APR':>4} {'DD':>4} {'build s/bug':>11} "
+              f"{'test s/bug':>10} {'build s':>8}")
     print(header)
     print("-" * len(header))
     for project, bugs in [*per.items(), ("all", rows)]:
@@ -60,8 +60,8 @@ def main() -> None:
         tested = [float(b["test_seconds"]) for b in bugs  # type: ignore[arg-type]
                   if b["status"] == "reproduced"]
         print(f"{project:<12} {len(bugs):>5} {status['reproduced']:>6} "
-              f"{status['not_reproduced']:>7} {status['not_rebuilt']:>9} {kinds['apr']:>4} "
-              f"{kinds['dd']:>4} {kinds['itg']:>4} "
+              f"{status['not_reproduced']:>7} {status['not_rebuilt']:>9} {kinds['fcg']:>4} "
+              f"{kinds['ctg']:>4} {kinds['itg']:>4} {kinds['apr']:>4} {kinds['dd']:>4} "
               f"{statistics.median(built) if built else 0:>11.1f} "
               f"{statistics.median(tested) if tested else 0:>10.1f} {sum(built):>8.0f}")
     reasons = Counter(_kind(str(b["reason"])) for b in rows if b["status"] != "reproduced")

@@ -58,6 +58,22 @@ public class Calc {
     public int calls() {
         return calls;
     }
+
+    /**
+     * Scales a value by a factor and clamps the result into the range from zero to the given
+     * limit, so that callers never see a negative or an oversized value, whatever they pass.
+     */
+    public int scale(int value, int factor, int limit) {
+        int scaled = value * factor;
+        if (scaled < 0) {
+            scaled = 0;
+        }
+        if (scaled > limit) {
+            scaled = limit;
+        }
+        calls = calls + 1; // every call is counted, even one that clamps its result to the limit
+        return scaled;
+    }
 }
 """
 
@@ -78,6 +94,24 @@ public class CalcTest {
     @Test
     public void testAddPositive() {
         assertEquals(5, new Calc().add(2, 3));
+    }
+
+    /**
+     * Scaling keeps small products as they are and clamps large and negative ones into the
+     * range, which every caller of scale relies on when it sizes its buffers.
+     */
+    @Test
+    public void testScaleClamps() {
+        Calc calc = new Calc();
+        assertEquals(6, calc.scale(2, 3, 10));
+        assertEquals(10, calc.scale(5, 3, 10));
+        assertEquals(0, calc.scale(-5, 3, 10));
+        assertEquals("every call is counted", 3, calc.calls());
+    }
+
+    @Test
+    public void testScaleZero() {
+        assertEquals(0, new Calc().scale(0, 7, 10));
     }
 %s}
 """
@@ -195,7 +229,8 @@ def test_a_bug_whose_buggy_version_fails_its_trigger_test_is_reproduced(
     assert bug["failing_buggy"] == ["toy.CalcTest::testAddNegative"]
     # The test the fix broke fails on the fixed version only: recorded, and not held against it.
     assert bug["failing_fixed"] == ["toy.CalcTest::testOldBehaviour"]
-    assert bug["tasks"] == {"apr": 1, "dd": 2, "itg": 1}
+    # The project's latest (here: only) reproduced bug also gives FCG and CTG tasks.
+    assert bug["tasks"] == {"fcg": 1, "ctg": 1, "itg": 1, "apr": 1, "dd": 2}
 
 
 def test_a_bug_whose_trigger_test_passes_on_the_buggy_version_is_not_used(
@@ -260,6 +295,40 @@ def test_itg_rows_carry_the_issue_as_coderujb_formats_it(prepared: tuple[Path, s
     assert row["classes_modified"] == ["toy.Calc"]
 
 
+def _rows(out: Path, kind: str) -> list[dict[str, object]]:
+    text = (out / "coderujb" / f"{kind}.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_fcg_takes_a_documented_method_its_tests_run_lowest_line_rate_first(
+        prepared: tuple[Path, str]) -> None:
+    [row] = _rows(prepared[0], "fcg")
+    assert row["function_name"] == "scale"
+    # Both tests that run it, from the function-test map (JaCoCo, one test at a time).
+    assert set(row["testmethods"]) == {"toy.CalcTest::testScaleZero",  # type: ignore[arg-type]
+                                       "toy.CalcTest::testScaleClamps"}
+    assert row["testmethods"][0] == "toy.CalcTest::testScaleZero"  # type: ignore[index]
+    lines = FIXED_CALC.split("\n")
+    assert "\n".join(lines[row["start"]:row["end"] + 1]) == row["function"]  # type: ignore[misc]
+    assert str(row["prompt_chat"]).endswith(
+        "     */\n    public int scale(int value, int factor, int limit) {\n\n```\n")
+    assert str(row["prompt_complete_with_comment"]).endswith("     */\n")
+    assert float(row["function_tested_rate"]) >= 0.6  # type: ignore[arg-type]
+
+
+def test_ctg_takes_a_documented_test_of_one_class_with_both_classes_contexts(
+        prepared: tuple[Path, str]) -> None:
+    [row] = _rows(prepared[0], "ctg")
+    assert row["function_name"] == "testScaleClamps"
+    assert row["be_test_class_long_name"] == "toy.Calc"
+    assert {m["be_test_function_name"] for m in row["classmethods"]} == {  # type: ignore[attr-defined]
+        "scale", "calls"}
+    chat = str(row["prompt_chat"])
+    assert "// Abstract Java Tested Class\npackage toy;" in chat
+    assert "// Abstract Java Test Class\npackage toy;" in chat
+    assert "create a test case named `testScaleClamps` for the `Calc` class" in chat
+
+
 def test_the_tasks_run_gold_through_evaluate(prepared: tuple[Path, str], tmp_path: Path,
                                              run_cli, ujb_env_root: Path,  # type: ignore[no-untyped-def]
                                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,8 +344,9 @@ def test_the_tasks_run_gold_through_evaluate(prepared: tuple[Path, str], tmp_pat
     # The developer's fix passes APR (spliced at the fixed function's lines, though it is two
     # lines longer than the bug; the test Defects4J removes, which the fix breaks, does not
     # count), the developer's trigger test passes ITG (fails buggy, passes fixed), and the
-    # trivial probes are rejected.
-    assert len(status) == 4
+    # trivial probes are rejected; FCG's reference passes its tests and the suite, CTG's test
+    # passes and covers the class under test.
+    assert len(status) == 6
     assert {row["status"] for row in status.values()} == {"ok"}, status
 
 

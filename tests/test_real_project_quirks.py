@@ -86,3 +86,83 @@ def test_evaluate_takes_task_json_lines(tmp_path: Path, run_cli) -> None:  # typ
     outcomes = (tmp_path / "run" / "outcomes.jsonl").read_text().splitlines()
     assert len(outcomes) == len(samples)
     assert {json.loads(o)["task_id"] for o in outcomes} == ids
+
+
+# --- what Defects4J's projects at their bugs' revisions need (prepare defects4j) -------------
+
+
+def test_undeclared_sources_that_are_not_all_utf8_are_latin1(tmp_path: Path) -> None:
+    from codereval.environments.java import source_encoding
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "A.java").write_bytes("class A {} // é".encode())
+    assert source_encoding(tmp_path, [tmp_path / "src"]) == "UTF-8"
+    (tmp_path / "src" / "B.java").write_bytes("class B {} // ç".encode("latin-1"))
+    assert source_encoding(tmp_path, [tmp_path / "src"]) == "ISO-8859-1"
+    # What the pom declares wins, whatever the files hold.
+    (tmp_path / "pom.xml").write_text(POM.format(value="UTF-8"), encoding="utf-8")
+    assert source_encoding(tmp_path, [tmp_path / "src"]) == "UTF-8"
+
+
+def test_a_compiler_plugins_encoding_counts_when_the_property_is_absent(tmp_path: Path) -> None:
+    (tmp_path / "pom.xml").write_text(
+        "<project><build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId>"
+        "<configuration><encoding>ISO-8859-1</encoding></configuration></plugin></plugins>"
+        "</build></project>", encoding="utf-8")
+    assert pom_source_encoding(tmp_path) == "ISO-8859-1"
+
+
+def test_profiles_that_add_dependencies_are_found(tmp_path: Path) -> None:
+    from codereval.environments.java import dependency_profiles
+
+    (tmp_path / "pom.xml").write_text(
+        "<project><profiles>"
+        "<profile><id>benchmark</id><dependencies><dependency/></dependencies></profile>"
+        "<profile><id>release</id><build/></profile>"
+        "</profiles></project>", encoding="utf-8")
+    assert dependency_profiles(tmp_path / "pom.xml") == ["benchmark"]
+
+
+@pytest.mark.slow
+def test_a_test_file_javac_rejects_is_left_out_and_listed(tmp_path: Path) -> None:
+    from codereval.environments.base import ProjectSpec
+    from codereval.environments.java import JavaEnvironmentBuilder, load_env_info
+    from codereval.model import Language
+
+    project = tmp_path / "p"
+    (project / "src" / "java" / "a").mkdir(parents=True)
+    (project / "src" / "test" / "a").mkdir(parents=True)
+    (project / "src" / "java" / "a" / "A.java").write_text(
+        "package a; public class A { public int one() { return 1; } }", encoding="utf-8")
+    (project / "src" / "test" / "a" / "ATest.java").write_text(
+        "package a; public class ATest { int x = new A().one(); }", encoding="utf-8")
+    (project / "src" / "test" / "a" / "Bench.java").write_text(
+        "package a; public class Bench { gone.Library l; }", encoding="utf-8")
+    # Latin-1 bytes in a file of a project compiled as UTF-8: U+FFFD, as Java 8's javac read it.
+    (project / "src" / "test" / "a" / "Text.java").write_bytes(
+        'package a; class Text { String s = "ç"; }'.encode("latin-1"))
+    (project / "pom.xml").write_text(
+        "<project><modelVersion>4.0.0</modelVersion><groupId>t</groupId><artifactId>p"
+        "</artifactId><version>1</version><properties><project.build.sourceEncoding>UTF-8"
+        "</project.build.sourceEncoding></properties></project>", encoding="utf-8")
+    spec = ProjectSpec(name="old/layout", language=Language.JAVA, source=str(project),
+                       source_roots=("src/java",), test_roots=("src/test",))
+    env = JavaEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert env.ready, env.error
+    info = load_env_info(env.path)
+    assert (info.test_classes / "a" / "ATest.class").is_file()
+    assert (info.test_classes / "a" / "Text.class").is_file()
+    assert not (info.test_classes / "a" / "Bench.class").exists()
+    data = json.loads((env.path / "env.json").read_text(encoding="utf-8"))
+    assert data["tests_left_out"] == ["src/src/test/a/Bench.java"]
+    # With Maven's own layout (no test_roots given), a test that does not compile still fails
+    # the build: nothing is left out silently there.
+    maven = tmp_path / "m"
+    (maven / "src" / "main" / "java").mkdir(parents=True)
+    (maven / "src" / "test" / "java").mkdir(parents=True)
+    (maven / "src" / "main" / "java" / "A.java").write_text("class A {}", encoding="utf-8")
+    (maven / "src" / "test" / "java" / "Bench.java").write_text(
+        "class Bench { gone.Library l; }", encoding="utf-8")
+    plain = ProjectSpec(name="plain/layout", language=Language.JAVA, source=str(maven))
+    failed = JavaEnvironmentBuilder().build(plain, root=tmp_path / "cache")
+    assert not failed.ready and "compiling the project's tests failed" in (failed.error or "")

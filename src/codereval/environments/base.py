@@ -49,6 +49,9 @@ class ProjectSpec:
     # Java: test source roots (Maven's src/test/java when empty). Given roots, main and test,
     # also serve as resource folders, as an Ant build that copies them into its output does.
     test_roots: tuple[str, ...] = ()
+    # Java: the folder (below the project root) whose pom.xml builds it, when the repository
+    # holds more than the module (Gson's gson/, whose parent pom is the repository's).
+    build_dir: str = ""
     jars: tuple[str, ...] = ()
     # Java: the javac --release the project's code is compiled with ("8"); "" for javac's own.
     java_release: str = ""
@@ -91,6 +94,7 @@ class ProjectSpec:
             **({"install_env": dict(self.install_env)} if self.install_env else {}),
             **({"java_release": self.java_release} if self.java_release else {}),
             **({"test_roots": list(self.test_roots)} if self.test_roots else {}),
+            **({"build_dir": self.build_dir} if self.build_dir else {}),
             **({"maven_modules": list(self.maven_modules)} if self.maven_modules else {}),
             **({"maven_args": list(self.maven_args)} if self.maven_args else {}),
             **({"compile_per_file": True} if self.compile_per_file else {}),
@@ -198,8 +202,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     """Read a projects manifest (TOML or JSON): ``[projects."owner/repo"]`` tables.
 
     Keys per project: language, source, commit, subdir, python, requirements, exclude_newer,
-    record_root, install_env, source_roots, test_roots, jars, java_release, maven_modules,
-    maven_args, compile_per_file, submodules (Java); edits (both).
+    record_root, install_env, source_roots, test_roots, build_dir, jars, java_release,
+    maven_modules, maven_args, compile_per_file, submodules (Java); edits (both).
     """
     if not path.exists():
         raise UserError(f"projects manifest not found: {path}")
@@ -214,7 +218,8 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
     specs = []
     allowed = {
         "language", "source", "commit", "subdir", "python", "requirements", "exclude_newer",
-        "record_root", "install_env", "source_roots", "test_roots", "jars", "java_release",
+        "record_root", "install_env", "source_roots", "test_roots", "build_dir", "jars",
+        "java_release",
         "maven_modules", "maven_args", "compile_per_file", "submodules", "edits",
     }
     for name, entry in projects.items():
@@ -272,6 +277,7 @@ def load_manifest(path: Path) -> list[ProjectSpec]:
                 install_env=install_env,
                 source_roots=tuple(str(r) for r in entry.get("source_roots", ())),
                 test_roots=tuple(str(r) for r in entry.get("test_roots", ())),
+                build_dir=str(entry.get("build_dir", "")).strip("/"),
                 jars=tuple(str(r) for r in entry.get("jars", ())),
                 java_release=str(entry.get("java_release", "")),
                 maven_modules=tuple(str(m) for m in entry.get("maven_modules", ())),

@@ -51,8 +51,10 @@ MAVEN_TEST_ROOTS = ("src/test/java",)
 RESOURCE_ROOTS = ("src/main/resources", "src/test/resources")
 MAVEN_TIMEOUT = 900.0
 # Part of every Java environment's key: bump it when what a build produces changes (2: Maven
-# module environments record their annotation processors).
-ENV_FORMAT = "java-env/2"
+# module environments record their annotation processors; 3: pom profiles' dependencies,
+# generated sources, test files javac rejects left out (with test_roots), non-UTF-8 bytes of
+# UTF-8 sources read as U+FFFD, build_dir).
+ENV_FORMAT = "java-env/3"
 JAVAC_TIMEOUT = 900.0
 
 
@@ -81,6 +83,13 @@ class JavaEnvInfo:
     # The encoding of the project's sources (pom.xml's project.build.sourceEncoding; UTF-8
     # otherwise): what javac compiled them with and what a runner must read them with.
     encoding: str = "UTF-8"
+    # The folder (below project_root) whose pom built it; "" for the root.
+    build_dir: str = ""
+
+    @property
+    def build_root(self) -> Path:
+        """Where the build ran: the folder a test runs from under Maven, Ant, Defects4J."""
+        return self.project_root / self.build_dir if self.build_dir else self.project_root
 
     def read_source(self, path: Path) -> str:
         return path.read_text(encoding=python_codec(self.encoding))
@@ -158,6 +167,22 @@ def source_encoding(project: Path, roots: list[Path]) -> str:
             except OSError:
                 continue
     return "UTF-8"
+
+
+def _as_java8_read(roots: list[Path], *, log: Path) -> None:
+    """Bytes that are not UTF-8 in a project compiled as UTF-8 become U+FFFD in the copy, as
+    Java 8's javac read them (a warning then; Java 9 and later refuse the file): Defects4J's
+    Codec declares UTF-8 and has Latin-1 test files."""
+    for root in roots:
+        for path in root.rglob("*.java"):
+            data = path.read_bytes()
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                path.write_text(data.decode("utf-8", "replace"), encoding="utf-8")
+                with log.open("a", encoding="utf-8") as handle:
+                    handle.write(f"{path}: bytes that are not UTF-8 read as U+FFFD, as Java "
+                                 "8's javac did\n")
 
 
 def source_hash(root: Path) -> str:
@@ -274,8 +299,11 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                 raise BuildFailed(f"the manifest's source edits do not fit: {exc}") from None
             with log.open("a", encoding="utf-8") as handle:
                 handle.write(f"applied {len(spec.edits)} source edit(s) from the manifest\n")
-        maven = (project / "pom.xml").is_file()
+        # The folder whose pom builds the project: the root, or a module in it.
+        build = project / spec.build_dir if spec.build_dir else project
+        maven = (build / "pom.xml").is_file()
         classes, test_classes = staging / "classes", staging / "test-classes"
+        tests_left_out: list[str] = []
         if spec.maven_modules:
             if not maven:
                 raise BuildFailed(f"maven_modules given but {origin} has no pom.xml")
@@ -295,13 +323,15 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     f"no Java source root in {origin} (give source_roots in the projects "
                     "manifest)"
                 )
-            encoding = source_encoding(project, [*main_roots, *test_roots])
+            encoding = source_encoding(build, [*main_roots, *test_roots])
+            if python_codec(encoding) == "utf-8":
+                _as_java8_read(main_roots + test_roots, log=log)
             dependencies = []
             if maven:
-                dependencies += _maven_classpath(project, staging=staging, log=log)
-                main_roots += _generated_sources(project, log=log)
+                dependencies += _maven_classpath(build, staging=staging, log=log)
+                main_roots += _generated_sources(build, log=log)
             dependencies += _jars(spec, project)
-            dependencies += [project / r for r in RESOURCE_ROOTS if (project / r).is_dir()]
+            dependencies += [build / r for r in RESOURCE_ROOTS if (build / r).is_dir()]
             processors = any(_has_processor(p) for p in dependencies if p.suffix == ".jar")
             python_codec(encoding)  # an unknown charset fails the build here, with its name
             options = ["--release", spec.java_release] if spec.java_release else []
@@ -315,9 +345,13 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             else:
                 _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
                        log=log, step="compiling the project", options=options)
-                _javac(test_roots, out=test_classes, classpath=[classes, *dependencies],
-                       processors=processors, log=log, step="compiling the project's tests",
-                       options=options)
+                # A test file that does not compile here (a benchmark needing a profile's
+                # dependency, an API gone from Java 17) is left out, listed in env.json,
+                # rather than losing the whole suite: its tests do not run.
+                tests_left_out = _javac(
+                    test_roots, out=test_classes, classpath=[classes, *dependencies],
+                    processors=processors, log=log, step="compiling the project's tests",
+                    options=options, leave_out=bool(spec.test_roots))
             if spec.test_roots:
                 # Files beside the sources (an old layout's .properties, test data) are on
                 # the classpath after the compiled classes, where the project's own build
@@ -326,6 +360,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
         info = {
             "name": spec.name,
             "project_root": str(project.relative_to(staging)),
+            "build_dir": spec.build_dir,
             "main_roots": [str(r.relative_to(staging)) for r in main_roots],
             "test_roots": [str(r.relative_to(staging)) for r in test_roots],
             "dependencies": [_relative_or_absolute(p, staging) for p in dependencies],
@@ -337,6 +372,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "compile_per_file": spec.compile_per_file,
             "encoding": encoding,
             "build_seconds": round(time.monotonic() - started, 2),
+            **({"tests_left_out": [_relative_or_absolute(Path(f), staging)
+                                   for f in tests_left_out]} if tests_left_out else {}),
         }
         (staging / "env.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
@@ -365,6 +402,7 @@ def load_env_info(path: Path) -> JavaEnvInfo:
     return JavaEnvInfo(
         root=path,
         project_root=here(data["project_root"]),
+        build_dir=str(data.get("build_dir", "") or ""),
         main_roots=tuple(here(r) for r in data["main_roots"]),
         test_roots=tuple(here(r) for r in data["test_roots"]),
         classes=path / "classes",
@@ -409,18 +447,46 @@ def _source_roots(
     return main, tests
 
 
+def dependency_profiles(pom: Path) -> list[str]:
+    """The pom's profiles that add dependencies (Commons CSV's ``benchmark``, whose libraries
+    some of its tests import): their dependencies join the classpath, as in a build that
+    compiles every test (Defects4J's)."""
+    try:
+        root = ElementTree.parse(pom).getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+    found = []
+    for element in root.iter():
+        if element.tag.rsplit("}", 1)[-1] != "profile":
+            continue
+        children = {c.tag.rsplit("}", 1)[-1]: c for c in element}
+        if "dependencies" in children and "id" in children and (children["id"].text or ""):
+            found.append((children["id"].text or "").strip())
+    return found
+
+
 def _maven_classpath(project: Path, *, staging: Path, log: Path) -> list[Path]:
     output = staging / "maven-classpath.txt"
     base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
             "dependency:build-classpath", f"-Dmdep.outputFile={output}",
             "-Dmdep.includeScope=test"]
-    try:
-        # Offline first: a local repository that already has everything needs no network.
-        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
-             step="resolving the Maven classpath offline", timeout=MAVEN_TIMEOUT)
-    except BuildFailed:
-        _run(base, cwd=project, log=log, step="resolving the Maven classpath (mvn "
-             "dependency:build-classpath)", timeout=MAVEN_TIMEOUT)
+    profiles = dependency_profiles(project / "pom.xml")
+    attempts = ([[f"-P{','.join(profiles)}"]] if profiles else []) + [[]]
+    for number, extra in enumerate(attempts):
+        try:
+            try:
+                # Offline first: a local repository that already has everything needs no
+                # network.
+                _run([base[0], "-o", *base[1:], *extra], cwd=project, log=log,
+                     step="resolving the Maven classpath offline", timeout=MAVEN_TIMEOUT)
+            except BuildFailed:
+                _run([*base, *extra], cwd=project, log=log, step="resolving the Maven "
+                     "classpath (mvn dependency:build-classpath)", timeout=MAVEN_TIMEOUT)
+            break
+        except BuildFailed:
+            # A profile whose dependencies cannot be had: the classpath without it.
+            if number == len(attempts) - 1:
+                raise
     text = output.read_text(encoding="utf-8").strip() if output.exists() else ""
     return [Path(entry) for entry in text.split(os.pathsep) if entry]
 
@@ -514,16 +580,23 @@ def _has_processor(jar: Path) -> bool:
         return False
 
 
+_JAVAC_ERROR = re.compile(r"^(/.+?\.java):\d+: error:", re.M)
+# Rounds of leaving out the test files javac rejects (a base class left out takes its
+# subclasses with it in the next round).
+LEAVE_OUT_ROUNDS = 5
+
+
 def _javac(
     roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path,
-    step: str, options: list[str] | None = None,
-) -> None:
+    step: str, options: list[str] | None = None, leave_out: bool = False,
+) -> list[str]:
+    """Compile every source under ``roots``; with ``leave_out``, files javac rejects are left
+    out (and returned) until the rest compiles."""
     out.mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for root in roots for p in root.rglob("*.java"))
     if not files:
-        return
+        return []
     argfile = out.parent / f"{out.name}.sources"
-    argfile.write_text("\n".join(f'"{f}"' for f in files) + "\n", encoding="utf-8")
     argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
             *([] if "-encoding" in (options or []) else ["-encoding", "UTF-8"]),
             "-g", "-nowarn", *(options or []), "-d", str(out)]
@@ -532,4 +605,26 @@ def _javac(
     if classpath:
         argv += ["-cp", os.pathsep.join(str(p) for p in classpath)]
     argv.append(f"@{argfile}")
-    _run(argv, cwd=out.parent, log=log, step=step, timeout=JAVAC_TIMEOUT)
+    left_out: list[str] = []
+    for round_ in range(LEAVE_OUT_ROUNDS + 1):
+        argfile.write_text("\n".join(f'"{f}"' for f in files) + "\n", encoding="utf-8")
+        try:
+            _run(argv, cwd=out.parent, log=log, step=step, timeout=JAVAC_TIMEOUT)
+            return left_out
+        except BuildFailed:
+            if not leave_out or round_ == LEAVE_OUT_ROUNDS:
+                raise
+            printed = log.read_text(encoding="utf-8", errors="replace").rsplit("$ ", 1)[-1]
+            rejected = set(_JAVAC_ERROR.findall(printed)) & set(files)
+            if not rejected:
+                raise
+            files = [f for f in files if f not in rejected]
+            left_out += sorted(rejected)
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(f"left out {len(rejected)} test file(s) javac rejects: "
+                             f"{', '.join(sorted(rejected))}\n")
+            if not files:
+                raise
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir(parents=True)
+    return left_out

@@ -18,7 +18,7 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
 A version keys: ``source`` (another tree, archive or repository for this version), ``commit``,
 ``overlay`` (a folder whose files replace or join the tree's, relative to the manifest), and the
 build's layout at that revision where it differs from the project's: ``subdir``,
-``source_roots``, ``test_roots``, ``java_release``. A
+``build_dir``, ``source_roots``, ``test_roots``, ``java_release``. A
 version's tree is put together once under the environment cache, named by its content, and then
 built into an ordinary Java environment (``JavaEnvironmentBuilder``) under the name
 ``<project>@<content hash>``: two versions with the same content share one environment.
@@ -56,6 +56,7 @@ class VersionRecipe:
     # The build's layout at this revision, when it differs from the project's (a project
     # that moved from src/java to src/main/java between two bugs): replaces the project's.
     subdir: str = ""
+    build_dir: str = ""
     source_roots: tuple[str, ...] = ()
     test_roots: tuple[str, ...] = ()
     java_release: str = ""
@@ -158,13 +159,14 @@ def _recipe(path: Path, name: str, bug: object, value: object) -> VersionRecipe:
                          commit=str(value.get("commit", "")),
                          overlay=str(value.get("overlay", "")),
                          subdir=str(value.get("subdir", "")),
+                         build_dir=str(value.get("build_dir", "")),
                          source_roots=tuple(str(r) for r in value.get("source_roots", ())),
                          test_roots=tuple(str(r) for r in value.get("test_roots", ())),
                          java_release=str(value.get("java_release", "")))
 
 
-_RECIPE_KEYS = ("source", "commit", "overlay", "subdir", "source_roots", "test_roots",
-                "java_release")
+_RECIPE_KEYS = ("source", "commit", "overlay", "subdir", "build_dir", "source_roots",
+                "test_roots", "java_release")
 
 
 def _tree_hash(root: Path) -> str:
@@ -224,4 +226,5 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
         bugs.spec, name=f"{bugs.name}@{key}", source=str(target), commit="", subdir="",
         base_dir=versions, source_roots=recipe.source_roots or bugs.spec.source_roots,
         test_roots=recipe.test_roots or bugs.spec.test_roots,
+        build_dir=recipe.build_dir or bugs.spec.build_dir,
         java_release=recipe.java_release or bugs.spec.java_release)

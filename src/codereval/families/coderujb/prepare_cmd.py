@@ -125,8 +125,8 @@ def _print_summary(bugs: list[BugReport], out: Path, *, tasks: int, issues: bool
     from rich.table import Table
 
     table = Table(title="Defects4J bugs rebuilt")
-    for column in ("project", "bugs", "reproduced", "not reproduced", "not rebuilt", "APR",
-                   "DD", "ITG"):
+    for column in ("project", "bugs", "reproduced", "not reproduced", "not rebuilt", "FCG",
+                   "CTG", "ITG", "APR", "DD"):
         table.add_column(column, justify="left" if column == "project" else "right")
     projects = list(dict.fromkeys(b.project for b in bugs))
     for project in projects:
@@ -137,7 +137,7 @@ def _print_summary(bugs: list[BugReport], out: Path, *, tasks: int, issues: bool
             kinds.update(bug.tasks)
         table.add_row(project, str(len(mine)), str(status["reproduced"]),
                       str(status["not_reproduced"]), str(status["not_rebuilt"]),
-                      str(kinds["apr"]), str(kinds["dd"]), str(kinds["itg"]))
+                      *(str(kinds[k]) for k in ("fcg", "ctg", "itg", "apr", "dd")))
     Console().print(table)
     reproduced = sum(1 for b in bugs if b.status == "reproduced")
     click.echo(f"reproduced {reproduced} of {len(bugs)} bugs; {tasks} tasks in "
@@ -145,8 +145,6 @@ def _print_summary(bugs: list[BugReport], out: Path, *, tasks: int, issues: bool
     if not issues:
         click.echo("note: no --issues given, so no ITG tasks (CoderUJB's datasets/bug_report.json "
                    "holds the issue reports)")
-    click.echo("note: FCG and CTG tasks are not made yet (they need CoderUJB's per-test coverage "
-               "map of each project's latest bug)")
     click.echo(f"next: codereval evaluate --tasks {out / 'tasks.jsonl'} --projects "
                f"{out / 'projects.toml'} --samples SAMPLES --out RUN")
     sys.stdout.flush()

@@ -235,6 +235,21 @@ class CoderUjbRunner(Runner):
         sandbox: what rebuilding a bug checks its versions with."""
         return self._run_tests(env.info, ctx, classes=None, selectors=selectors, limits=limits)
 
+    def run_tests_per_test_coverage(self, env: VersionEnv, ctx: RunContext, *,
+                                    selectors: Sequence[str], limits: Limits,
+                                    folder: Path, packages: Sequence[str]) -> TestRun:
+        """The version's tests with each test's own JaCoCo coverage of ``packages`` (``pkg.*``
+        patterns) written into ``folder``: CoderUJB's map of the methods each test runs."""
+        jars = self._jacoco_jars()
+        if isinstance(jars, str):
+            return TestRun(status=Verdict.INFRA_ERROR, detail=jars)
+        return self._run_tests(env.info, ctx, classes=None, selectors=selectors, limits=limits,
+                               coverage=(jars[0], folder / "all.exec", packages), per_test=True)
+
+    def jacoco_cli(self) -> Path | str:
+        jars = self._jacoco_jars()
+        return jars if isinstance(jars, str) else jars[1]
+
     def _jacoco_jars(self) -> tuple[Path, Path] | str:
         with self._lock:
             if self._jacoco is None:
@@ -484,9 +499,11 @@ class CoderUjbRunner(Runner):
 
     def _run_tests(self, info: JavaEnvInfo, ctx: RunContext, *, classes: Path | None,
                    selectors: Sequence[str], limits: Limits,
-                   coverage: tuple[Path, Path, Sequence[str]] | None = None) -> TestRun:
+                   coverage: tuple[Path, Path, Sequence[str]] | None = None,
+                   per_test: bool = False) -> TestRun:
         """Run tests in a sandboxed JVM through the harness; ``coverage`` is (JaCoCo agent,
-        where its .exec goes, the classes it records)."""
+        where its .exec goes, the classes it records); ``per_test`` writes each test's own
+        coverage beside that file instead (``N.exec`` and ``index.tsv``)."""
         junit = self._java.junit_launcher()
         if isinstance(junit, str):
             return TestRun(status=Verdict.INFRA_ERROR, detail=junit)
@@ -495,7 +512,7 @@ class CoderUjbRunner(Runner):
             # Tests run from the project's folder under Maven, Ant and Defects4J, and open
             # files by relative paths (Compress: src/test/resources/test1.xml): the working
             # folder shows the project's files (read-only, through links) beside the scratch.
-            for entry in info.project_root.iterdir():
+            for entry in info.build_root.iterdir():
                 if not (scratch / entry.name).exists():
                     (scratch / entry.name).symlink_to(entry)
             prefix = [classes] if classes is not None else []
@@ -511,7 +528,8 @@ class CoderUjbRunner(Runner):
                 jar, exec_file, cut = coverage
                 exec_file.parent.mkdir(parents=True, exist_ok=True)
                 agent = [agent_option(str(jar), destfile=str(exec_file), classes=cut),
-                         "-Dcodereval.jacoco=dump"]
+                         f"-Dcodereval.jacoco.pertest={exec_file.parent}" if per_test
+                         else "-Dcodereval.jacoco=dump"]
                 outside.append(jar)
                 writable.append(exec_file.parent)
             argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *heap, *agent,
@@ -620,8 +638,11 @@ def _check_span(spec: UjbSpec, task: Task, target: Path, *, version: str, info: 
                 lines: tuple[int, int] | None = None) -> None:
     """The task's lines must lie inside its file in that version: else the task is wrong."""
     start, end = lines or (spec.start, spec.end)
+    # APR's lines are in the row's own file (the fixed one), where the sample is spliced.
+    text = (task.file_content if spec.kind is UjbKind.APR and task.file_content
+            else info.read_source(target))
     try:
-        replace_lines(info.read_source(target), "", start=start, end=end,
+        replace_lines(text, "", start=start, end=end,
                       where=f"{spec.location} of {spec.project} {version}")
     except SpliceError as exc:
         raise UserError(f"task {task.task_id}: {exc}",

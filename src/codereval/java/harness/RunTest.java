@@ -253,6 +253,9 @@ public final class RunTest {
             String status = result.getClass().getMethod("getStatus").invoke(result).toString();
             if (isTest) {
                 tests++;
+                String name = testName(identifier, identifier.getClass()
+                        .getMethod("getDisplayName").invoke(identifier).toString());
+                dumpTestCoverage(name);
             }
             if (!"FAILED".equals(status)) {
                 return;
@@ -317,6 +320,32 @@ public final class RunTest {
         Tally tally = launch(selectorArray);
         return "tests run=" + tally.tests + " failures=" + tally.failures + " errors="
                 + tally.errors + " failed=" + String.join(",", tally.failed);
+    }
+
+    private static int testDumps;
+
+    /**
+     * With {@code -Dcodereval.jacoco.pertest=DIR}: the coverage since the last test, written as
+     * {@code DIR/N.exec} with its test's name on line N of {@code DIR/index.tsv}, and reset, so
+     * each file holds one test's coverage (CoderUJB's map of which methods each test runs).
+     */
+    static void dumpTestCoverage(String name) throws ReflectiveOperationException {
+        String dir = System.getProperty("codereval.jacoco.pertest");
+        if (dir == null) {
+            return;
+        }
+        Object agent = Class.forName("org.jacoco.agent.rt.RT").getMethod("getAgent").invoke(null);
+        byte[] data = (byte[]) Class.forName("org.jacoco.agent.rt.IAgent")
+                .getMethod("getExecutionData", boolean.class).invoke(agent, true);
+        int n = ++testDumps;
+        try {
+            java.nio.file.Files.write(java.nio.file.Paths.get(dir, n + ".exec"), data);
+            java.nio.file.Files.write(java.nio.file.Paths.get(dir, "index.tsv"),
+                    (n + "\t" + name + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write per-test coverage to " + dir, e);
+        }
     }
 
     /** JaCoCo's runtime API, found by name: the agent is on the class path only when asked. */

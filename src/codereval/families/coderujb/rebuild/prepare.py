@@ -28,6 +28,7 @@ from typing import Any
 
 from codereval.errors import UserError
 from codereval.families.coderujb.dataset import load_coderujb
+from codereval.families.coderujb.rebuild.coverage_map import CoverageMapError, coverage_map
 from codereval.families.coderujb.rebuild.metadata import (
     REPOSITORIES,
     Defects4jBug,
@@ -36,10 +37,13 @@ from codereval.families.coderujb.rebuild.metadata import (
 )
 from codereval.families.coderujb.rebuild.reproduce import Reproduction, check_bug
 from codereval.families.coderujb.rebuild.tasks import KINDS, IssueReport, Truncate, bug_rows
+from codereval.families.coderujb.rebuild.tasks_tested import SeenNames, ctg_rows, fcg_rows
 from codereval.families.coderujb.rebuild.versions import (
     JAVA_RELEASE,
     BugVersions,
     NotRebuildable,
+    commit_time,
+    file_at,
     plan_versions,
     write_overlay,
 )
@@ -193,7 +197,23 @@ def prepare_defects4j(
                 shutil.rmtree((staging / overlay_path(plan.bug)).parent, ignore_errors=True)
         write_manifests(staging, kept, repositories)
         made = 0
-        by_kind: dict[str, dict[str, dict[str, Any]]] = {kind: {} for kind in KINDS}
+        by_kind: dict[str, dict[str, dict[str, Any]]] = {
+            kind: {} for kind in (*KINDS, "fcg", "ctg")}
+        seen = SeenNames()
+        for project in dict.fromkeys(p.bug.project for p in kept.values()):
+            latest = max((p for p in kept.values() if p.bug.project == project),
+                         key=lambda p: commit_time(repositories[project], p.bug.fixed_revision))
+            tested = _tested_rows(latest, repositories[project], ctx=ctx, seen=seen,
+                                  truncate=truncate)
+            if isinstance(tested, str):
+                reports[latest.bug.name] = replace(
+                    reports[latest.bug.name], no_tasks={"fcg": tested, "ctg": tested})
+                continue
+            for kind, made_rows in tested.items():
+                for row in made_rows:
+                    by_kind[kind].setdefault(str(row["task_id"]), row)
+            reports[latest.bug.name] = replace(reports[latest.bug.name], tasks={
+                k: len(v) for k, v in tested.items() if v})
         for name, plan in plans.items():
             if reports[name].status != "reproduced":
                 continue
@@ -204,8 +224,9 @@ def prepare_defects4j(
                     # DD rows are keyed by the function's text, which two bugs can share.
                     by_kind[kind].setdefault(str(row["task_id"]), row)
             reports[name] = replace(reports[name],
-                                    tasks={k: len(v) for k, v in rows.items() if v},
-                                    no_tasks=skipped)
+                                    tasks={**reports[name].tasks,
+                                           **{k: len(v) for k, v in rows.items() if v}},
+                                    no_tasks={**reports[name].no_tasks, **skipped})
         (staging / "coderujb").mkdir()
         with (staging / TASKS_FILE).open("w", encoding="utf-8") as tasks_file:
             for kind, keyed in by_kind.items():
@@ -228,6 +249,34 @@ def prepare_defects4j(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return PrepareResult(out=out, bugs=ordered, tasks=made)
+
+
+def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: SeenNames,
+                 truncate: Truncate | None) -> dict[str, list[dict[str, Any]]] | str:
+    """FCG and CTG rows of a project's latest bug, from its fixed version's function-test
+    map; or why there are none."""
+    from codereval.families.coderujb.runner import CoderUjbRunner
+
+    bug = plan.bug
+    runner = CoderUjbRunner()
+    try:
+        env = runner.version_environment(bug.project, f"{bug.bug_id}f", ctx)
+        if isinstance(env, str):
+            return env
+        try:
+            mappings = coverage_map(runner, ctx, env)
+        except CoverageMapError as exc:
+            return f"no function-test map: {exc}"
+    finally:
+        runner.close()
+
+    def read(path: str) -> str | None:
+        return file_at(repository, bug.fixed_revision, path)
+
+    common = {"project": bug.project, "bug_id": bug.bug_id, "src_dir": plan.source_root,
+              "mappings": mappings, "read": read, "seen": seen, "truncate": truncate}
+    return {"fcg": fcg_rows(**common),  # type: ignore[arg-type]
+            "ctg": ctg_rows(test_dir=plan.test_root, **common)}  # type: ignore[arg-type]
 
 
 def overlay_path(bug: Defects4jBug) -> str:
@@ -256,7 +305,7 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
     for plan in plans.values():
         bug = plan.bug
         layout = (f"commit = {_toml_string(bug.fixed_revision)}, "
-                  f"subdir = {_toml_string(plan.subdir)}, "
+                  f"build_dir = {_toml_string(plan.build_dir)}, "
                   f"source_roots = {_toml_list([plan.source_root])}, "
                   f"test_roots = {_toml_list([plan.test_root])}")
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",

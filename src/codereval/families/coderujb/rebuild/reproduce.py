@@ -63,6 +63,15 @@ def check_bug(runner: CoderUjbRunner, ctx: RunContext, *, project: str, bug_id: 
         envs[which] = env
     built = time.monotonic()
     classes = tuple(dict.fromkeys(t.split("::")[0] for t in trigger))
+    test_classes = envs["f"].info.test_classes
+    absent = [c for c in classes
+              if not (test_classes / (c.replace(".", "/") + ".class")).is_file()]
+    if absent:
+        return Reproduction(
+            bug=name, reproduced=False,
+            reason=f"the trigger test class {absent[0]} does not compile here (left out of the "
+                   "fixed version's build: its env.json lists the test files javac rejected)",
+            build_seconds=round(built - started, 1), env_keys={w: e.key for w, e in envs.items()})
     limits = dataclasses.replace(ctx.limits, wall_time=max(TEST_SECONDS, ctx.limits.wall_time),
                                  cpu_time=2 * max(TEST_SECONDS, ctx.limits.wall_time))
     failing: dict[str, tuple[str, ...]] = {}

@@ -5,7 +5,8 @@ As Defects4J makes them: the **fixed** version is the fixed revision's tree; the
 version is that tree with the source patch applied (Defects4J's ``<id>.src.patch`` turns fixed
 code into buggy code), so it keeps the fixed version's tests. The patched files are written as
 the buggy version's overlay. The build root is the folder above the source folder that holds the
-project's ``pom.xml`` (``gson/`` in Gson); a revision without one (an Ant build) is not rebuilt.
+project's ``pom.xml`` (``gson/`` in Gson, whose parent pom is the repository's); a revision without
+one (an Ant build) is not rebuilt.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ class NotRebuildable(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class BugVersions:
-    """Where a bug's two versions come from: the build root inside the repository, the roots
-    relative to it, and the buggy version's files (relative to the build root)."""
+    """Where a bug's two versions come from: the folder whose pom builds it, the source and
+    test roots, and the buggy version's files (all relative to the repository's root, as in
+    Defects4J's checkouts)."""
 
     bug: Defects4jBug
-    subdir: str
+    build_dir: str
     source_root: str
     test_root: str
     buggy_files: dict[str, bytes]
@@ -70,22 +72,13 @@ def plan_versions(bug: Defects4jBug, repository: Path) -> BugVersions:
     if not has_commit(repository, bug.fixed_revision):
         raise NotRebuildable(f"the fixed revision {bug.fixed_revision[:12]} is not in "
                              f"{repository}")
-    subdir = _build_root(repository, bug.fixed_revision, bug.src_dir)
-    if subdir is None:
+    build_dir = _build_root(repository, bug.fixed_revision, bug.src_dir)
+    if build_dir is None:
         raise NotRebuildable(f"no pom.xml above {bug.src_dir} at {bug.fixed_revision[:12]} "
                              "(an Ant-only revision: codereval builds from the pom's "
                              "dependencies)")
-    prefix = f"{subdir}/" if subdir else ""
-    if not bug.test_dir.startswith(prefix):
-        raise NotRebuildable(f"the test folder {bug.test_dir} is outside the build root "
-                             f"{subdir}")
-    buggy = buggy_files(bug, repository)
-    outside = [p for p in buggy if not p.startswith(prefix)]
-    if outside:
-        raise NotRebuildable(f"the source patch changes {outside[0]}, outside the build root")
-    return BugVersions(bug=bug, subdir=subdir, source_root=bug.src_dir.removeprefix(prefix),
-                       test_root=bug.test_dir.removeprefix(prefix),
-                       buggy_files={p.removeprefix(prefix): c for p, c in buggy.items()})
+    return BugVersions(bug=bug, build_dir=build_dir, source_root=bug.src_dir,
+                       test_root=bug.test_dir, buggy_files=buggy_files(bug, repository))
 
 
 def _build_root(repository: Path, revision: str, src_dir: str) -> str | None:
@@ -148,3 +141,11 @@ def file_at(repository: Path, revision: str, path: str) -> str | None:
         return done.stdout.decode("utf-8")
     except UnicodeDecodeError:
         return done.stdout.decode("latin-1")
+
+
+def commit_time(repository: Path, revision: str) -> int:
+    """The commit's time (seconds since the epoch); CoderUJB picks each project's latest bug
+    by its fixed revision's date."""
+    done = git(repository, "show", "-s", "--format=%ct", revision, check=False)
+    text = done.stdout.decode().strip()
+    return int(text) if done.returncode == 0 and text.isdigit() else 0
