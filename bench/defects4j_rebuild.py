@@ -77,7 +77,7 @@ def main() -> None:
 
 def _kind(reason: str) -> str:
     """A reason without the bug's own names, to count alike ones together."""
-    for cut in (":", " ("):
+    for cut in (":", " (", " at "):
         if cut in reason:
             reason = reason.split(cut, 1)[0]
     return reason

@@ -354,7 +354,11 @@ def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_pa
                                                   run_cli) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "out"
     base = ("prepare", "defects4j", "--checkouts", world["checkouts"], "--out", out)
+    wrong_issues = tmp_path / "issues.json"
+    wrong_issues.write_text('{"Toy-1": "a map, not a list"}', encoding="utf-8")
     cases = [
+        ((*base, "--defects4j", world["defects4j"], "--projects", "Toy", "--issues",
+          wrong_issues), "not CoderUJB's bug_report.json"),
         ((*base, "--defects4j", tmp_path), "is not a Defects4J clone"),
         ((*base, "--defects4j", world["defects4j"], "--bugs", "Toy-9"),
          "Toy has no active bug 9 in Defects4J"),
@@ -371,3 +375,8 @@ def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_pa
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0], (args, done.stderr)
         assert not out.exists()
+    out.mkdir()
+    (out / "keep").write_text("mine", encoding="utf-8")
+    done = run_cli(*base, "--defects4j", world["defects4j"], "--projects", "Toy")
+    assert done.exit_code == 2 and "exists (pass --force" in done.stderr
+    assert (out / "keep").read_text(encoding="utf-8") == "mine"
