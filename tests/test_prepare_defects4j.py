@@ -242,9 +242,25 @@ def test_a_bug_whose_trigger_test_passes_on_the_buggy_version_is_not_used(
     assert bug["tasks"] == {}
 
 
-def test_an_ant_only_revision_is_reported_not_rebuilt(prepared: tuple[Path, str]) -> None:
+def test_an_ant_only_revision_without_defects4j_jars_is_reported_not_rebuilt(
+        prepared: tuple[Path, str]) -> None:
     bug = _rebuild(prepared[0])["Toy-3"]
-    assert bug["status"] == "not_rebuilt" and "no pom.xml" in str(bug["reason"])
+    assert bug["status"] == "not_rebuilt"
+    assert "no pom.xml" in str(bug["reason"]) and "no jars in Defects4J's lib" in str(
+        bug["reason"])
+
+
+def test_an_ant_only_revision_uses_the_newest_of_each_library_in_defects4js_lib(
+        tmp_path: Path) -> None:
+    from codereval.families.coderujb.rebuild.versions import latest_jars
+
+    for relative in ("junit/junit/3.8.1/junit-3.8.1.jar", "junit/junit/4.12/junit-4.12.jar",
+                     "junit/junit/4.8.2/junit-4.8.2.jar", "jdom/jdom/1.0/jdom-1.0.jar",
+                     "loose.jar"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b"")
+    assert [Path(j).relative_to(tmp_path).as_posix() for j in latest_jars(tmp_path)] == [
+        "jdom/jdom/1.0/jdom-1.0.jar", "junit/junit/4.12/junit-4.12.jar", "loose.jar"]
 
 
 def test_the_buggy_version_is_the_fixed_tree_with_the_patch_applied(

@@ -18,7 +18,7 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
 A version keys: ``source`` (another tree, archive or repository for this version), ``commit``,
 ``overlay`` (a folder whose files replace or join the tree's, relative to the manifest), and the
 build's layout at that revision where it differs from the project's: ``subdir``,
-``build_dir``, ``source_roots``, ``test_roots``, ``java_release``. A
+``build_dir``, ``source_roots``, ``test_roots``, ``java_release``, ``jars``. A
 version's tree is put together once under the environment cache, named by its content, and then
 built into an ordinary Java environment (``JavaEnvironmentBuilder``) under the name
 ``<project>@<content hash>``: two versions with the same content share one environment.
@@ -60,6 +60,7 @@ class VersionRecipe:
     source_roots: tuple[str, ...] = ()
     test_roots: tuple[str, ...] = ()
     java_release: str = ""
+    jars: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,11 +163,12 @@ def _recipe(path: Path, name: str, bug: object, value: object) -> VersionRecipe:
                          build_dir=str(value.get("build_dir", "")),
                          source_roots=tuple(str(r) for r in value.get("source_roots", ())),
                          test_roots=tuple(str(r) for r in value.get("test_roots", ())),
-                         java_release=str(value.get("java_release", "")))
+                         java_release=str(value.get("java_release", "")),
+                         jars=tuple(str(j) for j in value.get("jars", ())))
 
 
 _RECIPE_KEYS = ("source", "commit", "overlay", "subdir", "build_dir", "source_roots",
-                "test_roots", "java_release")
+                "test_roots", "java_release", "jars")
 
 
 def _tree_hash(root: Path) -> str:
@@ -227,4 +229,5 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
         base_dir=versions, source_roots=recipe.source_roots or bugs.spec.source_roots,
         test_roots=recipe.test_roots or bugs.spec.test_roots,
         build_dir=recipe.build_dir or bugs.spec.build_dir,
+        jars=recipe.jars or bugs.spec.jars,
         java_release=recipe.java_release or bugs.spec.java_release)

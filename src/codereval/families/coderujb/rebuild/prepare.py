@@ -34,6 +34,7 @@ from codereval.families.coderujb.rebuild.metadata import (
     Defects4jBug,
     available_projects,
     load_bugs,
+    projects_folder,
 )
 from codereval.families.coderujb.rebuild.reproduce import Reproduction, check_bug
 from codereval.families.coderujb.rebuild.tasks import KINDS, IssueReport, Truncate, bug_rows
@@ -156,7 +157,9 @@ def prepare_defects4j(
         reports: dict[str, BugReport] = {}
         for bug in chosen:
             try:
-                plans[bug.name] = plan_versions(bug, repositories[bug.project])
+                plans[bug.name] = plan_versions(
+                    bug, repositories[bug.project],
+                    lib=projects_folder(defects4j) / bug.project / "lib")
             except NotRebuildable as exc:
                 reports[bug.name] = _report(bug, status="not_rebuilt", reason=str(exc))
                 if progress is not None:
@@ -307,7 +310,8 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
         layout = (f"commit = {_toml_string(bug.fixed_revision)}, "
                   f"build_dir = {_toml_string(plan.build_dir)}, "
                   f"source_roots = {_toml_list([plan.source_root])}, "
-                  f"test_roots = {_toml_list([plan.test_root])}")
+                  f"test_roots = {_toml_list([plan.test_root])}"
+                  + (f", jars = {_toml_list(list(plan.jars))}" if plan.jars else ""))
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
                  f"fixed = {{ {layout} }}",
                  f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))} }}"]

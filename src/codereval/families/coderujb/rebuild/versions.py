@@ -41,6 +41,8 @@ class BugVersions:
     source_root: str
     test_root: str
     buggy_files: dict[str, bytes]
+    # An Ant-only revision: the jars its build uses, from Defects4J's lib folder.
+    jars: tuple[str, ...] = ()
 
 
 def git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
@@ -61,7 +63,7 @@ def _exists(repository: Path, revision: str, path: str) -> bool:
     return git(repository, "cat-file", "-e", f"{revision}:{path}", check=False).returncode == 0
 
 
-def plan_versions(bug: Defects4jBug, repository: Path) -> BugVersions:
+def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = None) -> BugVersions:
     """Check the bug's material against the repository and lay out its versions."""
     if not bug.src_dir or not bug.test_dir:
         raise NotRebuildable("dir-layout.csv names no source folders for its revisions")
@@ -73,12 +75,35 @@ def plan_versions(bug: Defects4jBug, repository: Path) -> BugVersions:
         raise NotRebuildable(f"the fixed revision {bug.fixed_revision[:12]} is not in "
                              f"{repository}")
     build_dir = _build_root(repository, bug.fixed_revision, bug.src_dir)
+    jars: tuple[str, ...] = ()
     if build_dir is None:
-        raise NotRebuildable(f"no pom.xml above {bug.src_dir} at {bug.fixed_revision[:12]} "
-                             "(an Ant-only revision: codereval builds from the pom's "
-                             "dependencies)")
+        # An Ant-only revision: Defects4J builds it with the jars of its own lib folder.
+        jars = latest_jars(lib) if lib is not None else ()
+        if not jars:
+            raise NotRebuildable(f"no pom.xml above {bug.src_dir} at "
+                                 f"{bug.fixed_revision[:12]}, and no jars in Defects4J's lib "
+                                 "folder for its Ant build")
+        build_dir = ""
     return BugVersions(bug=bug, build_dir=build_dir, source_root=bug.src_dir,
-                       test_root=bug.test_dir, buggy_files=buggy_files(bug, repository))
+                       test_root=bug.test_dir, buggy_files=buggy_files(bug, repository),
+                       jars=jars)
+
+
+def latest_jars(lib: Path) -> tuple[str, ...]:
+    """The newest version of each library in a Maven-laid-out folder (Defects4J's
+    ``framework/projects/<P>/lib``: group/artifact/version/artifact-version.jar), or the
+    jars lying loose in it."""
+    newest: dict[Path, tuple[tuple[int, ...], Path]] = {}
+    if not lib.is_dir():
+        return ()
+    for jar in sorted(lib.rglob("*.jar")):
+        version_dir = jar.parent
+        key = version_dir.parent if version_dir != lib else jar
+        order = tuple(int(n) for n in re.findall(r"\d+", version_dir.name)) \
+            if version_dir != lib else ()
+        if key not in newest or order > newest[key][0]:
+            newest[key] = (order, jar)
+    return tuple(str(jar) for _, jar in sorted(newest.values(), key=lambda v: str(v[1])))
 
 
 def _build_root(repository: Path, revision: str, src_dir: str) -> str | None:
