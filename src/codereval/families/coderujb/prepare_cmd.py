@@ -125,8 +125,8 @@ def _print_summary(bugs: list[BugReport], out: Path, *, tasks: int, issues: bool
     from rich.table import Table
 
     table = Table(title="Defects4J bugs rebuilt")
-    for column in ("project", "bugs", "reproduced", "not reproduced", "not rebuilt", "FCG",
-                   "CTG", "ITG", "APR", "DD"):
+    for column in ("project", "bugs", "repro.", "not repro.", "not built", "FCG", "CTG", "ITG",
+                   "APR", "DD"):
         table.add_column(column, justify="left" if column == "project" else "right")
     projects = list(dict.fromkeys(b.project for b in bugs))
     for project in projects:

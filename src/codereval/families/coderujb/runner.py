@@ -84,6 +84,15 @@ from codereval.workspace.views import remove_tree
 
 # The benchmark names whose tasks this runner takes (the published dataset, our mini one).
 UJB_BENCHMARKS = ("coderujb", "mini-coderujb")
+# Defects4J's projects were written for, and are tested by Defects4J on, Java 8, where code
+# may reflect into the JDK's own classes (Commons CSV's tests open java.io.Writer's
+# constructor); Java 17 refuses that unless the package is opened. Their tests run with
+# java.base's packages open, as on Java 8. (Module encapsulation is no security boundary
+# here: the sandbox is.)
+JAVA8_OPENS = tuple(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package in (
+    "java.io", "java.lang", "java.lang.invoke", "java.lang.reflect", "java.math", "java.net",
+    "java.nio", "java.nio.charset", "java.security", "java.text", "java.time", "java.util",
+    "java.util.concurrent", "java.util.concurrent.atomic", "java.util.regex", "sun.nio.ch"))
 DD_NOT_RUN = ("defect detection (dd) is not executed here: the coderujb-dd runner reads its "
               "answer")
 # A version's own failing tests are measured once, with more time than one sample gets.
@@ -532,7 +541,8 @@ class CoderUjbRunner(Runner):
                          else "-Dcodereval.jacoco=dump"]
                 outside.append(jar)
                 writable.append(exec_file.parent)
-            argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *heap, *agent,
+            argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *JAVA8_OPENS, *heap,
+                    *agent,
                     f"-Djava.io.tmpdir={scratch}",
                     *([f"{SAMPLE_CLASSES}{classes}"] if classes is not None else []),
                     "-cp", os.pathsep.join(map(str, classpath)), HARNESS_MAIN, "tests", *selectors)

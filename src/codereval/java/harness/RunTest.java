@@ -52,6 +52,20 @@ public final class RunTest {
         kept = null;
         System.setIn(new ByteArrayInputStream(new byte[0]));
         FileOutputStream realOut = new FileOutputStream(FileDescriptor.out);
+        // What runs next may close System.out (Commons CSV's printer tests close the stream
+        // they print to): that must not close the descriptor the marker line is written to.
+        System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(
+                new java.io.FilterOutputStream(new FileOutputStream(FileDescriptor.out)) {
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        out.write(b, off, len);
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        flush();
+                    }
+                }, 8192), true));
         boolean selecting = args.length >= 2 && "tests".equals(args[0]);
         if ((args.length != 2 && !selecting) || masked.capacity() == 0) {
             System.err.println("usage: RunTest main|junit TEST_CLASS | tests SELECTOR..., marker on stdin");
