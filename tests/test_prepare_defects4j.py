@@ -396,3 +396,49 @@ def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_pa
     done = run_cli(*base, "--defects4j", world["defects4j"], "--projects", "Toy")
     assert done.exit_code == 2 and "exists (pass --force" in done.stderr
     assert (out / "keep").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_patch_that_deletes_a_file_gives_a_buggy_version_without_it(tmp_path: Path) -> None:
+    """A fix that added a file: Defects4J's patch deletes it, and so does the buggy version."""
+    from codereval.families.coderujb.rebuild.metadata import Defects4jBug
+    from codereval.families.coderujb.rebuild.versions import plan_versions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    helper = "src/main/java/toy/Helper.java"
+    fixed = _commit(repo, {"pom.xml": POM, "src/main/java/toy/Calc.java": FIXED_CALC,
+                           helper: "package toy;\nclass Helper {}\n"}, "fixed")
+    _git(repo, "rm", "-q", helper)
+    without = _commit(repo, {"src/main/java/toy/Calc.java": BUGGY_CALC}, "without helper")
+    bug = Defects4jBug(
+        project="Toy", bug_id="4", buggy_revision=without, fixed_revision=fixed,
+        report_id="", report_url="", src_patch=_git(repo, "diff", fixed, without) + "\n",
+        test_patch="", trigger_tests=("toy.CalcTest::testAddNegative",),
+        modified_classes=("toy.Calc",), loaded_classes=(), relevant_tests=(),
+        src_dir="src/main/java", test_dir="src/test/java", failing_on_fixed=())
+    plan = plan_versions(bug, repo)
+    assert plan.deleted == (helper,)
+    assert plan.buggy_files == {"src/main/java/toy/Calc.java": BUGGY_CALC.encode()}
+
+
+def test_a_version_can_remove_files_of_its_tree(tmp_path: Path) -> None:
+    from codereval.environments.base import ProjectSpec
+    from codereval.errors import UserError
+    from codereval.families.coderujb.bugs import ProjectBugs, VersionRecipe, version_spec
+    from codereval.model import Language
+
+    source = tmp_path / "src"
+    (source / "a").mkdir(parents=True)
+    (source / "a" / "Keep.java").write_text("class Keep {}", encoding="utf-8")
+    (source / "a" / "Gone.java").write_text("class Gone {}", encoding="utf-8")
+    spec = ProjectSpec(name="t/p", language=Language.JAVA, source=str(source))
+    bugs = ProjectBugs(name="t/p", spec=spec, base_dir=tmp_path, bugs={
+        "1": (VersionRecipe(remove=("a/Gone.java",)), VersionRecipe()),
+        "2": (VersionRecipe(remove=("a/Missing.java",)), VersionRecipe())})
+    buggy = Path(version_spec(bugs, "1b", root=tmp_path / "cache").source)
+    fixed = Path(version_spec(bugs, "1f", root=tmp_path / "cache").source)
+    assert not (buggy / "a" / "Gone.java").exists() and (buggy / "a" / "Keep.java").exists()
+    assert (fixed / "a" / "Gone.java").exists()
+    with pytest.raises(UserError, match=r"cannot remove a/Missing\.java"):
+        version_spec(bugs, "2b", root=tmp_path / "cache")

@@ -16,7 +16,8 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     defects4j = "Lang"                     # versions are Defects4J checkouts (defects4j on PATH)
 
 A version keys: ``source`` (another tree, archive or repository for this version), ``commit``,
-``overlay`` (a folder whose files replace or join the tree's, relative to the manifest), and the
+``overlay`` (a folder whose files replace or join the tree's, relative to the manifest),
+``remove`` (files of the tree the version does not have), and the
 build's layout at that revision where it differs from the project's: ``subdir``,
 ``build_dir``, ``source_roots``, ``test_roots``, ``java_release``, ``jars``. A
 version's tree is put together once under the environment cache, named by its content, and then
@@ -53,6 +54,9 @@ class VersionRecipe:
     source: str = ""
     commit: str = ""
     overlay: str = ""
+    # Files of the tree this version does not have (a fix that added a file: its buggy
+    # version lacks it), relative to the tree's root.
+    remove: tuple[str, ...] = ()
     # The build's layout at this revision, when it differs from the project's (a project
     # that moved from src/java to src/main/java between two bugs): replaces the project's.
     subdir: str = ""
@@ -159,6 +163,7 @@ def _recipe(path: Path, name: str, bug: object, value: object) -> VersionRecipe:
     return VersionRecipe(source=str(value.get("source", "")),
                          commit=str(value.get("commit", "")),
                          overlay=str(value.get("overlay", "")),
+                         remove=tuple(str(r) for r in value.get("remove", ())),
                          subdir=str(value.get("subdir", "")),
                          build_dir=str(value.get("build_dir", "")),
                          source_roots=tuple(str(r) for r in value.get("source_roots", ())),
@@ -167,7 +172,7 @@ def _recipe(path: Path, name: str, bug: object, value: object) -> VersionRecipe:
                          jars=tuple(str(j) for j in value.get("jars", ())))
 
 
-_RECIPE_KEYS = ("source", "commit", "overlay", "subdir", "build_dir", "source_roots",
+_RECIPE_KEYS = ("source", "commit", "overlay", "remove", "subdir", "build_dir", "source_roots",
                 "test_roots", "java_release", "jars")
 
 
@@ -201,6 +206,8 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
         digest.update(_tree_hash(local).encode())
     if overlay is not None:
         digest.update(b"overlay\0" + _tree_hash(overlay).encode())
+    for removed in recipe.remove:
+        digest.update(b"remove\0" + removed.encode() + b"\0")
     key = digest.hexdigest()[:16]
     # Named by content, not by version: versions with the same tree (the fixed versions of
     # bugs fixed in one release) share the tree and the environment built from it.
@@ -218,6 +225,12 @@ def version_spec(bugs: ProjectBugs, version: str, *, root: Path) -> ProjectSpec:
                     fetch_source(base, tree, downloads=root / "downloads", ignore=SKIP_DIRS)
                 if overlay is not None:
                     shutil.copytree(overlay, tree, dirs_exist_ok=True)
+                for removed in recipe.remove:
+                    gone = (tree / removed).resolve()
+                    if not gone.is_relative_to(tree.resolve()) or not gone.is_file():
+                        raise UserError(f"project {bugs.name} version {version}: cannot remove "
+                                        f"{removed}: no such file in the tree")
+                    gone.unlink()
                 (tree / ".complete").write_text(key + "\n", encoding="utf-8")
                 if target.exists():
                     shutil.rmtree(target)

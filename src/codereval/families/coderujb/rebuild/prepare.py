@@ -314,7 +314,9 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
                   + (f", jars = {_toml_list(list(plan.jars))}" if plan.jars else ""))
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
                  f"fixed = {{ {layout} }}",
-                 f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))} }}"]
+                 f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))}"
+                 + (f", remove = {_toml_list(list(plan.deleted))}" if plan.deleted else "")
+                 + " }"]
         if bug.excluded_tests:
             # Defects4J's failing_tests of the fixed revision and dependent_tests: removed
             # from its checkouts, so their failures never count here either.

@@ -43,6 +43,8 @@ class BugVersions:
     buggy_files: dict[str, bytes]
     # An Ant-only revision: the jars its build uses, from Defects4J's lib folder.
     jars: tuple[str, ...] = ()
+    # Files the source patch deletes: the buggy version does not have them.
+    deleted: tuple[str, ...] = ()
 
 
 def git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
@@ -84,9 +86,11 @@ def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = Non
                                  f"{bug.fixed_revision[:12]}, and no jars in Defects4J's lib "
                                  "folder for its Ant build")
         build_dir = ""
+    files = buggy_files(bug, repository)
     return BugVersions(bug=bug, build_dir=build_dir, source_root=bug.src_dir,
-                       test_root=bug.test_dir, buggy_files=buggy_files(bug, repository),
-                       jars=jars)
+                       test_root=bug.test_dir,
+                       buggy_files={p: c for p, c in files.items() if c is not None},
+                       jars=jars, deleted=tuple(p for p, c in files.items() if c is None))
 
 
 def latest_jars(lib: Path) -> tuple[str, ...]:
@@ -116,9 +120,10 @@ def _build_root(repository: Path, revision: str, src_dir: str) -> str | None:
     return None
 
 
-def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes]:
+def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes | None]:
     """The files the source patch changes, as they are in the buggy version (repository
-    paths). The patch is applied with ``git apply`` to the fixed revision's files."""
+    paths; None for a file it deletes). The patch is applied with ``git apply`` to the fixed
+    revision's files."""
     paths = list(dict.fromkeys(b for _, b in _DIFF_FILE.findall(bug.src_patch)))
     if not paths:
         raise NotRebuildable("the source patch names no file")
@@ -139,18 +144,17 @@ def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes]:
             why = applied.stderr.strip().splitlines()
             raise NotRebuildable("the source patch does not apply to the fixed revision: "
                                  + (why[0] if why else f"exit {applied.returncode}"))
-        found = {}
+        found: dict[str, bytes | None] = {}
         for path in paths:
             target = tree / path
-            if not target.is_file():
-                raise NotRebuildable(f"the source patch deletes {path} (an overlay cannot)")
-            found[path] = target.read_bytes()
+            found[path] = target.read_bytes() if target.is_file() else None
         return found
 
 
 def write_overlay(versions: BugVersions, folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
+    folder.mkdir(parents=True)  # a patch that only deletes files lays nothing over
     for path, content in versions.buggy_files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
