@@ -447,6 +447,16 @@ def _source_roots(
     return main, tests
 
 
+def _maven(argv: list[str], *, cwd: Path, log: Path, step: str) -> None:
+    """Run Maven offline first (a local repository that already has everything needs no
+    network), then, if that fails, with the network."""
+    try:
+        _run([argv[0], "-o", *argv[1:]], cwd=cwd, log=log, step=f"{step}, offline",
+             timeout=MAVEN_TIMEOUT)
+    except BuildFailed:
+        _run(argv, cwd=cwd, log=log, step=step, timeout=MAVEN_TIMEOUT)
+
+
 def dependency_profiles(pom: Path) -> list[str]:
     """The pom's profiles that add dependencies (Commons CSV's ``benchmark``, whose libraries
     some of its tests import): their dependencies join the classpath, as in a build that
@@ -474,14 +484,8 @@ def _maven_classpath(project: Path, *, staging: Path, log: Path) -> list[Path]:
     attempts = ([[f"-P{','.join(profiles)}"]] if profiles else []) + [[]]
     for number, extra in enumerate(attempts):
         try:
-            try:
-                # Offline first: a local repository that already has everything needs no
-                # network.
-                _run([base[0], "-o", *base[1:], *extra], cwd=project, log=log,
-                     step="resolving the Maven classpath offline", timeout=MAVEN_TIMEOUT)
-            except BuildFailed:
-                _run([*base, *extra], cwd=project, log=log, step="resolving the Maven "
-                     "classpath (mvn dependency:build-classpath)", timeout=MAVEN_TIMEOUT)
+            _maven([*base, *extra], cwd=project, log=log,
+                   step="resolving the Maven classpath (mvn dependency:build-classpath)")
             break
         except BuildFailed:
             # A profile whose dependencies cannot be had: the classpath without it.
@@ -513,12 +517,7 @@ def _maven_modules(
             *MAVEN_SKIPS, *spec.maven_args, "-pl", ",".join(spec.maven_modules), "-am",
             "compile", "dependency:build-classpath", f"-Dmdep.outputFile={MODULE_CLASSPATH}",
             "-Dmdep.includeScope=test"]
-    try:
-        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
-             step="compiling the Maven modules offline", timeout=MAVEN_TIMEOUT)
-    except BuildFailed:
-        _run(base, cwd=project, log=log, step="compiling the Maven modules (mvn compile)",
-             timeout=MAVEN_TIMEOUT)
+    _maven(base, cwd=project, log=log, step="compiling the Maven modules (mvn compile)")
     modules = [project / m for m in spec.maven_modules]
     entries: list[Path] = [m / "target" / "classes" for m in modules]
     for module in modules:
@@ -545,12 +544,7 @@ def _generated_sources(project: Path, *, log: Path) -> list[Path]:
         return []
     base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
             *MAVEN_SKIPS, "generate-sources"]
-    try:
-        _run([base[0], "-o", *base[1:]], cwd=project, log=log,
-             step="generating sources offline", timeout=MAVEN_TIMEOUT)
-    except BuildFailed:
-        _run(base, cwd=project, log=log, step="generating sources (mvn generate-sources)",
-             timeout=MAVEN_TIMEOUT)
+    _maven(base, cwd=project, log=log, step="generating sources (mvn generate-sources)")
     generated = project / "target" / "generated-sources"
     roots: list[Path] = []
     for path in sorted(generated.rglob("*.java")) if generated.is_dir() else []:
