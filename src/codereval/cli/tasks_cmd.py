@@ -31,13 +31,23 @@ if TYPE_CHECKING:
     "columns do not say.",
 )
 @click.option("--show", "show_id", default=None, help="Print one task in full.")
-@click.option("--json", "as_json", is_flag=True, help="Print tasks as JSON Lines.")
+@click.option(
+    "--line-up",
+    "line_up_with",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Line RECORDS up with another dataset (repeatable, e.g. one published file per kind): "
+    "which tasks both hold, which one only, and whether the shared ones have the same "
+    "function, tests, lines and prompt. Only projects both hold are compared.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print tasks (or the line-up) as JSON.")
 def tasks_command(
     records: Path,
     level: str | None,
     project: str | None,
     kind: str | None,
     show_id: str | None,
+    line_up_with: tuple[Path, ...],
     as_json: bool,
 ) -> None:
     """List CoderEval or CoderUJB tasks (id, project, name, level or kind), or show one.
@@ -52,11 +62,17 @@ def tasks_command(
       codereval tasks CoderEval4Python.json --show 62e60f43d76274f8a4026e28
       codereval tasks code_ujb_repair.parquet --project Lang
       codereval tasks task_testgen_bench_default.json --kind ctg --json
+      codereval tasks rebuilt/tasks.jsonl --line-up code_ujb_repair.parquet
     """
     from codereval.benchmarks import read_tasks_file
     from codereval.report.table import print_wide, render_tasks
 
     _, tasks = read_tasks_file(records, kind=kind)
+    if line_up_with:
+        if show_id is not None:
+            raise UserError("--show and --line-up do not go together", hint="use one of them")
+        _line_up(tasks, line_up_with, project=project, as_json=as_json)
+        return
     if show_id is not None:
         matches = [t for t in tasks if t.task_id == show_id]
         if not matches:
@@ -80,6 +96,36 @@ def tasks_command(
             click.echo(task.to_json())
         return
     print_wide(render_tasks(chosen))
+
+
+def _line_up(
+    tasks: list[Task], others: tuple[Path, ...], *, project: str | None, as_json: bool
+) -> None:
+    from codereval.benchmarks import read_tasks_file
+    from codereval.benchmarks.lineup import line_up
+    from codereval.report.table import print_wide, render_line_up
+
+    theirs = [task for other in others for task in read_tasks_file(other)[1]]
+    if project is not None:
+        tasks = [t for t in tasks if t.project == project]
+        theirs = [t for t in theirs if t.project == project]
+    line = line_up(tasks, theirs)
+    if not line.groups:
+        raise UserError(
+            "the two sides share no kind of task in a common project",
+            hint="line up files of the same benchmark (e.g. our apr.jsonl with the published "
+            "code_ujb_repair.parquet)",
+        )
+    if as_json:
+        click.echo(line.to_json())
+        return
+    from rich.console import Console
+
+    table, notes = render_line_up(line)
+    print_wide(table)
+    console = Console()
+    for note in notes:
+        console.print(note)
 
 
 def _show(task: Task) -> None:

@@ -8,6 +8,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from codereval.benchmarks.lineup import ASPECTS, LineUp
 from codereval.model import Task
 from codereval.scoring.metrics import GroupScore, Scoreboard
 
@@ -119,6 +120,55 @@ def render_tasks(tasks: Sequence[Task]) -> Table:
             task.task_id, task.project, task.name, task.level.value if task.level else "—"
         )
     return table
+
+
+def render_line_up(line: LineUp, *, shown: int = 10) -> tuple[Table, list[Text]]:
+    """A line-up's counts per group, then (as lines to wrap) what one side only holds and
+    what differs."""
+    table = Table(title="line-up: ours against theirs", title_justify="left")
+    for column in ("kind", "ours", "theirs", "paired", "same id", "only ours", "only theirs"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    for aspect in ASPECTS:
+        table.add_column(f"same {aspect}", justify="right")
+    for group in line.groups:
+        paired = len(group.pairs)
+        table.add_row(
+            group.group,
+            str(group.ours),
+            str(group.theirs),
+            str(paired),
+            str(sum(p.same_id for p in group.pairs)),
+            str(len(group.only_ours)),
+            str(len(group.only_theirs)),
+            *(f"{group.same(aspect)}/{paired}" for aspect in ASPECTS),
+        )
+    parts: list[Text] = []
+    for group in line.groups:
+        differing = [f"{p.task}: {', '.join(p.differs)}" for p in group.pairs if p.differs]
+        for title, items in (
+            ("only ours", group.only_ours),
+            ("only theirs", group.only_theirs),
+            ("differ", differing),
+        ):
+            if not items:
+                continue
+            listed = "; ".join(items[:shown])
+            more = (
+                f" … and {len(items) - shown} more (--json lists all)" if len(items) > shown else ""
+            )
+            parts.append(Text(f"{group.group} {title}: {listed}{more}"))
+    if line.not_compared:
+        parts.append(
+            Text(f"not compared (one side only): {', '.join(line.not_compared)}", style="yellow")
+        )
+    if line.projects_left_out:
+        parts.append(
+            Text(
+                f"projects left out (one side only): {', '.join(line.projects_left_out)}",
+                style="yellow",
+            )
+        )
+    return table, parts
 
 
 def print_wide(renderable: Table | Group) -> None:
