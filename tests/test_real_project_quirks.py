@@ -123,6 +123,65 @@ def test_profiles_that_add_dependencies_are_found(tmp_path: Path) -> None:
     assert dependency_profiles(tmp_path / "pom.xml") == ["benchmark"]
 
 
+PARENT_POM = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<project>
+  <parent>
+    <groupId>org.apache.commons</groupId>
+    <artifactId>commons-parent</artifactId>
+    <version>{version}</version>{relative}
+  </parent>
+  <artifactId>commons-lang3</artifactId>
+  <version>3.2-SNAPSHOT</version>
+  <name>Lang \xe9</name>
+</project>
+"""
+
+
+def _pom(folder: Path, version: str, relative: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    pom = folder / "pom.xml"
+    text = PARENT_POM.format(version=version, relative=relative)
+    pom.write_bytes(text.encode("latin-1"))
+    return pom
+
+
+def test_a_snapshot_parent_no_registry_serves_is_built_against_its_release(
+    tmp_path: Path,
+) -> None:
+    from codereval.environments.java import release_snapshot_parent
+
+    log = tmp_path / "build.log"
+    pom = _pom(tmp_path / "repo", "28-SNAPSHOT")
+    release_snapshot_parent(pom.parent, log=log)
+    data = pom.read_bytes()
+    # Only the parent's version changes; the project's own snapshot version and the bytes
+    # of a pom in another encoding stay as they were.
+    assert b"<version>28</version>" in data and b"<version>3.2-SNAPSHOT</version>" in data
+    assert b"Lang \xe9" in data
+    assert "28-SNAPSHOT is a snapshot no registry serves" in log.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("version", "relative", "parent_in_tree"),
+    [
+        ("28", "", False),  # a release: nothing to do
+        ("5-SNAPSHOT", "", True),  # the parent is ../pom.xml, built from the checkout
+        ("5-SNAPSHOT", "\n    <relativePath>../base</relativePath>", True),
+    ],
+)
+def test_a_released_parent_or_one_in_the_tree_is_left_alone(
+    tmp_path: Path, version: str, relative: str, parent_in_tree: bool
+) -> None:
+    from codereval.environments.java import release_snapshot_parent
+
+    if parent_in_tree:
+        _pom(tmp_path / "base" if "base" in relative else tmp_path, "1")
+    pom = _pom(tmp_path / "module", version, relative)
+    before = pom.read_bytes()
+    release_snapshot_parent(pom.parent, log=tmp_path / "build.log")
+    assert pom.read_bytes() == before
+
+
 @pytest.mark.slow
 def test_a_test_file_javac_rejects_is_left_out_and_listed(tmp_path: Path) -> None:
     from codereval.environments.base import ProjectSpec

@@ -302,6 +302,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
         # The folder whose pom builds the project: the root, or a module in it.
         build = project / spec.build_dir if spec.build_dir else project
         maven = (build / "pom.xml").is_file()
+        if maven and not spec.maven_modules:
+            release_snapshot_parent(build, log=log)
         classes, test_classes = staging / "classes", staging / "test-classes"
         tests_left_out: list[str] = []
         if spec.maven_modules:
@@ -455,6 +457,40 @@ def _maven(argv: list[str], *, cwd: Path, log: Path, step: str) -> None:
              timeout=MAVEN_TIMEOUT)
     except BuildFailed:
         _run(argv, cwd=cwd, log=log, step=step, timeout=MAVEN_TIMEOUT)
+
+
+_PARENT = re.compile(rb"<parent>(.*?)</parent>", re.S)
+_RELATIVE_PATH = re.compile(rb"<relativePath>\s*([^<]*?)\s*</relativePath>")
+_SNAPSHOT_VERSION = re.compile(rb"<version>\s*([^<\s]+)-SNAPSHOT\s*</version>")
+
+
+def release_snapshot_parent(build: Path, *, log: Path) -> None:
+    """A pom whose parent is a snapshot no checkout holds (Commons Lang's
+    ``commons-parent:28-SNAPSHOT`` between two releases) builds against the parent's release:
+    snapshots live in repositories only while they are developed, and Maven Central serves
+    none. The change is made in the environment's copy and written to the build log."""
+    pom = build / "pom.xml"
+    data = pom.read_bytes()
+    parent = _PARENT.search(data)
+    if parent is None:
+        return
+    block = parent.group(1)
+    relative = _RELATIVE_PATH.search(block)
+    if relative is None or relative.group(1):
+        # The parent Maven looks for in the tree first (``../pom.xml`` unless told otherwise):
+        # a parent there is built from the checkout, snapshot or not.
+        local = build / (relative.group(1).decode() if relative else "..")
+        if (local / "pom.xml").is_file() or (local.suffix == ".xml" and local.is_file()):
+            return
+    version = _SNAPSHOT_VERSION.search(block)
+    if version is None:
+        return
+    start = parent.start(1) + version.end(1)
+    pom.write_bytes(data[:start] + data[start + len(b"-SNAPSHOT"):])
+    released = version.group(1).decode()
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(f"the parent pom {released}-SNAPSHOT is a snapshot no registry serves: "
+                     f"built against its release {released}\n")
 
 
 def dependency_profiles(pom: Path) -> list[str]:
