@@ -20,6 +20,8 @@ from codereval.java.splice import (
     SpliceError,
     add_to_class,
     annotated_tests,
+    declared_tests,
+    is_junit3_test_file,
     parses,
     replace_lines,
 )
@@ -120,6 +122,31 @@ def test_parses_and_test_methods() -> None:
             "private void helper() {}\n")
     assert annotated_tests(code) == ["one", "two"]
     assert annotated_tests("public void helper() {}") == []
+
+
+JUNIT3_METHODS = """    public void testEncoder() throws EncoderException {
+        assertEquals("A", encode("a"));
+    }
+    public void helper() {}
+    public void testWithArgument(int a) {}
+    private void testPrivate() {}
+    public int testReturning() { return 1; }
+"""
+
+
+def test_a_junit3_class_runs_its_public_void_test_methods_without_parameters() -> None:
+    assert declared_tests(JUNIT3_METHODS, junit3=True) == ["testEncoder"]
+    # In a JUnit 4 or 5 class only @Test counts, and @Test wins in a JUnit 3 file too.
+    assert declared_tests(JUNIT3_METHODS) == []
+    assert declared_tests("@Test public void check() {}", junit3=True) == ["check"]
+
+
+def test_a_test_file_without_any_test_annotation_is_junit3() -> None:
+    assert is_junit3_test_file("public class CodecTest extends TestCase {\n"
+                               "    public void testA() {}\n}\n")
+    assert not is_junit3_test_file("import org.junit.Test;\npublic class T {\n"
+                                   "    @Test public void a() {}\n}\n")
+    assert not is_junit3_test_file("class T { @org.junit.jupiter.api.Test void a() {} }")
 
 
 # --- JaCoCo's XML report ----------------------------------------------------------------------

@@ -8,6 +8,7 @@ fine when its tree holds no error and no missing node.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from tree_sitter import Node, Parser
@@ -84,6 +85,52 @@ def annotated_tests(code: str) -> list[str]:
                 names.append(name.text.decode("utf-8"))
         stack.extend(reversed(node.children))
     return names
+
+
+_TEST_ANNOTATION = re.compile(r"@(?:[\w.]*\.)?Test\b")
+
+
+def is_junit3_test_file(source: str) -> bool:
+    """A test class that annotates nothing ``@Test``: JUnit 3's, whose tests are its public
+    ``test*`` methods (Commons Codec's and Lang's older suites)."""
+    return _TEST_ANNOTATION.search(source) is None
+
+
+def declared_tests(code: str, *, junit3: bool = False) -> list[str]:
+    """The test methods ``code`` declares: those annotated ``@Test``; in a JUnit 3 class
+    (``junit3``), when none is annotated, its public void ``test*`` methods without
+    parameters, the ones JUnit 3 runs."""
+    names = annotated_tests(code)
+    if names or not junit3:
+        return names
+    wrapped = "class __Sample__ {\n" + code + "\n}\n"
+    tree = _parser().parse(wrapped.encode("utf-8"))
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "method_declaration" and _junit3_test(node):
+            name = node.child_by_field_name("name")
+            if name is not None and name.text is not None:
+                names.append(name.text.decode("utf-8"))
+        stack.extend(reversed(node.children))
+    return names
+
+
+def _junit3_test(method: Node) -> bool:
+    name = method.child_by_field_name("name")
+    kind = method.child_by_field_name("type")
+    parameters = method.child_by_field_name("parameters")
+    modifiers = next((c for c in method.children if c.type == "modifiers"), None)
+    return (
+        name is not None
+        and (name.text or b"").startswith(b"test")
+        and kind is not None
+        and kind.type == "void_type"
+        and parameters is not None
+        and parameters.named_child_count == 0
+        and modifiers is not None
+        and any(c.type == "public" for c in modifiers.children)
+    )
 
 
 def _annotated_test(method: Node) -> bool:

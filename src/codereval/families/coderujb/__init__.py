@@ -93,10 +93,11 @@ class CoderUjbFamily(Family):
             return {"opposite-answer": DD_ANSWERS[not task.ujb.defective]}
         if task.ujb.kind in (UjbKind.CTG, UjbKind.ITG):
             from codereval.evaluation.gold import java_trivial_body
-            from codereval.java.splice import annotated_tests
+            from codereval.java.splice import declared_tests
 
-            # The reference is a test method: the probe is that test with nothing in it.
-            names = annotated_tests(task.reference)
+            # The reference is a test method: the probe is that test with nothing in it (a
+            # reference without @Test is a JUnit 3 class's test* method).
+            names = declared_tests(task.reference, junit3=True)
             return {
                 "default-return": java_trivial_body(task.reference, name=names[0])
                 if names

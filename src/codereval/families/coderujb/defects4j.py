@@ -32,7 +32,7 @@ from pathlib import Path
 
 from codereval.errors import UserError
 from codereval.families.coderujb.bugs import split_version
-from codereval.families.coderujb.splice import spliced_test
+from codereval.families.coderujb.splice import NO_TEST_METHOD, spliced_test
 from codereval.families.coderujb.verdicts import (
     TestRun,
     buggy_failed,
@@ -42,7 +42,13 @@ from codereval.families.coderujb.verdicts import (
     ujb_spec,
     versions_for,
 )
-from codereval.java.splice import SpliceError, annotated_tests, parses, replace_lines
+from codereval.java.splice import (
+    SpliceError,
+    declared_tests,
+    is_junit3_test_file,
+    parses,
+    replace_lines,
+)
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
@@ -395,10 +401,11 @@ class Defects4JExecutor(Runner):
 
     def _generated_test(self, spec: UjbSpec, code: str, trees: dict[str, Path],
                         ctx: RunContext, base: dict[str, object]) -> Outcome:
-        names = annotated_tests(code)
+        spliced = (trees["f"] / spec.test_file).read_text(encoding="utf-8", errors="replace")
+        names = declared_tests(code, junit3=is_junit3_test_file(spliced))
         if not names:
             return Outcome(**base, verdict=Verdict.NO_CODE, stage=Stage.CHECK,
-                           detail="the sample declares no @Test method",
+                           detail=NO_TEST_METHOD,
                            ujb=UjbMeasures(syntax_ok=True, compiled=True))
         test = f"{spec.test_class}::{names[0]}"
         fixed = self._test(trees["f"], ctx, test=test)

@@ -41,7 +41,7 @@ from codereval.families.coderujb.bugs import (
     load_bugs,
     version_spec,
 )
-from codereval.families.coderujb.splice import spliced_test
+from codereval.families.coderujb.splice import NO_TEST_METHOD, spliced_test
 from codereval.families.coderujb.verdicts import (
     TestRun,
     buggy_failed,
@@ -61,7 +61,13 @@ from codereval.java.jacoco import (
     agent_option,
     class_coverage,
 )
-from codereval.java.splice import SpliceError, annotated_tests, parses, replace_lines
+from codereval.java.splice import (
+    SpliceError,
+    declared_tests,
+    is_junit3_test_file,
+    parses,
+    replace_lines,
+)
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
@@ -407,7 +413,8 @@ class CoderUjbRunner(Runner):
         version, and (ITG) on the buggy one."""
         fixed = envs["f"]
         target = _source_file(fixed.info, spec.test_file, task=task)
-        text = spliced_test(spec, code, fixed.info.read_source(target), version="f")
+        original = fixed.info.read_source(target)
+        text = spliced_test(spec, code, original, version="f")
         syntax_ok = parses(text)
         texts = {"f": text}
         if "b" in envs and spec.start_buggy is not None:
@@ -415,7 +422,7 @@ class CoderUjbRunner(Runner):
             buggy_file = _source_file(envs["b"].info, spec.test_file, task=task)
             texts["b"] = spliced_test(spec, code, envs["b"].info.read_source(buggy_file),
                                        version="b")
-        names = annotated_tests(code)
+        names = declared_tests(code, junit3=is_junit3_test_file(original))
         relative = _root_relative(fixed.info, target)
         runs: dict[str, TestRun] = {}
         compiled_on: dict[str, Path] = {}
@@ -437,7 +444,7 @@ class CoderUjbRunner(Runner):
             compiled_on[version] = classes
         if not names:
             return Outcome(**base, verdict=Verdict.NO_CODE, stage=Stage.CHECK,
-                           detail="the sample declares no @Test method",
+                           detail=NO_TEST_METHOD,
                            ujb=UjbMeasures(syntax_ok=True, compiled=True))
         selectors = tuple(f"{spec.test_class}::{n}" for n in names)
         cut = spec.classes_under_test

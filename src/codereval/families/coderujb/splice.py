@@ -6,6 +6,10 @@ from __future__ import annotations
 from codereval.java.splice import add_to_class, replace_lines
 from codereval.model import UjbSpec
 
+# A generated test the runner cannot name: nothing annotated @Test and, in a JUnit 3 class,
+# no public void test*() method either.
+NO_TEST_METHOD = "the sample declares no test method (@Test, or test*() in a JUnit 3 class)"
+
 
 def spliced_test(spec: UjbSpec, code: str, original: str, *, version: str) -> str:
     """The test file with the generated test in it: over the lines of the developer's test when
@@ -21,4 +25,4 @@ def spliced_test(spec: UjbSpec, code: str, original: str, *, version: str) -> st
                         where=spec.test_file)
 
 
-__all__ = ["spliced_test"]
+__all__ = ["NO_TEST_METHOD", "spliced_test"]
