@@ -170,19 +170,29 @@ def fcg_rows(*, project: str, bug_id: str, src_dir: str, mappings: Sequence[Mapp
                                        nl_context=nl_context)
         chat = FCG_CHAT.format(code_context=context, function_name=name, nl_context=nl_context)
         rows.append({
-            "task_id": sha256(f"complete|{project}|{bug_id}|{location}|{name}|{chosen.start}|"
-                              f"{chosen.end}"),
-            "project": project, "bug_id": bug_id, "testmethods": testmethods,
-            "source_dir": src_dir, "location": location, "start": chosen.start,
-            "end": chosen.end, "function": chosen.source, "comment": chosen.comment,
-            "function_name": name, "function_signature": chosen.signature,
-            "prompt_complete": complete, "prompt_chat": chat,
-            "prompt_complete_with_comment": with_comment(complete),
-            "prompt_chat_with_comment": with_comment(chat),
-            **parts.__dict__, "code_context": commented(context), "source": source.text,
-            "indent": _indent(chosen), "function_tested_rate": rate,
+            **_function_columns("complete", project=project, bug_id=bug_id, source_dir=src_dir,
+                                location=location, function=chosen, complete=complete,
+                                chat=chat),
+            "testmethods": testmethods, **parts.__dict__, "code_context": commented(context),
+            "source": source.text, "function_tested_rate": rate,
         })
     return rows
+
+
+def _function_columns(tag: str, *, project: str, bug_id: str, source_dir: str, location: str,
+                      function: Function, complete: str, chat: str) -> dict[str, Any]:
+    """The columns FCG and CTG rows share: the id (CoderUJB's, from the kind's tag), where the
+    method is, its text and the prompts with and without its signature."""
+    return {
+        "task_id": sha256(f"{tag}|{project}|{bug_id}|{location}|{function.name}|"
+                          f"{function.start}|{function.end}"),
+        "project": project, "bug_id": bug_id, "source_dir": source_dir, "location": location,
+        "start": function.start, "end": function.end, "function": function.source,
+        "comment": function.comment, "function_name": function.name,
+        "function_signature": function.signature, "prompt_complete": complete,
+        "prompt_chat": chat, "prompt_complete_with_comment": with_comment(complete),
+        "prompt_chat_with_comment": with_comment(chat), "indent": _indent(function),
+    }
 
 
 def with_comment(prompt: str) -> str:
@@ -238,16 +248,10 @@ def ctg_rows(*, project: str, bug_id: str, src_dir: str, test_dir: str,
         complete = CTG_COMPLETE.format(code_context=commented(context), **values)
         chat = CTG_CHAT.format(code_context=context, **values)
         rows.append({
-            "task_id": sha256(f"testgen|{project}|{bug_id}|{location}|{name}|{function.start}|"
-                              f"{function.end}"),
-            "project": project, "bug_id": bug_id,
+            **_function_columns("testgen", project=project, bug_id=bug_id, source_dir=test_dir,
+                                location=location, function=function, complete=complete,
+                                chat=chat),
             "testmethods": [f"{first.test_file}::{first.test_function}"],
-            "source_dir": test_dir, "location": location, "start": function.start,
-            "end": function.end, "function": function.source, "comment": function.comment,
-            "function_name": name, "function_signature": function.signature,
-            "prompt_complete": complete, "prompt_chat": chat,
-            "prompt_complete_with_comment": with_comment(complete),
-            "prompt_chat_with_comment": with_comment(chat),
             **{f"be_test_{k}": v for k, v in be_test.__dict__.items()},
             **{f"test_{k}": v for k, v in test.__dict__.items()},
             "source": source.text, "be_test_class_long_name": classes[0],
@@ -257,6 +261,5 @@ def ctg_rows(*, project: str, bug_id: str, src_dir: str, test_dir: str,
                               "be_test_function_signature": m.be_test_function_signature,
                               "line_numbers": list(m.line_numbers),
                               "method_line_rate": m.method_line_rate} for m in methods],
-            "indent": _indent(function),
         })
     return rows
