@@ -14,6 +14,7 @@ The fixture project `Toy` has three bugs:
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -384,6 +385,11 @@ def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_pa
          "give --projects or --bugs, not both"),
         (("prepare", "defects4j", "--checkouts", tmp_path, "--out", out, "--defects4j",
           world["defects4j"], "--projects", "Toy"), "no clone of Toy in"),
+        (("prepare", "defects4j", "--checkouts", tmp_path / "none", "--out", out,
+          "--defects4j", world["defects4j"], "--projects", "Toy"), "is not a folder"),
+        (("prepare", "defects4j", "--checkouts", tmp_path, "--fetch", "--out", out,
+          "--defects4j", world["defects4j"], "--projects", "Toy"),
+         "no public repository is known for Toy"),
     ]
     for args, message in cases:
         done = run_cli(*args)
@@ -396,6 +402,54 @@ def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_pa
     done = run_cli(*base, "--defects4j", world["defects4j"], "--projects", "Toy")
     assert done.exit_code == 2 and "exists (pass --force" in done.stderr
     assert (out / "keep").read_text(encoding="utf-8") == "mine"
+
+
+def _public_host(world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Toy as if it were published at github.com/toyorg/toy: git's own url.insteadOf sends
+    the clone to a local bare mirror."""
+    from codereval.families.coderujb.rebuild import prepare
+
+    host = tmp_path / "host"
+    subprocess.run(["git", "clone", "-q", "--bare", str(world["checkouts"] / "Toy"),
+                    str(host / "toyorg" / "toy.git")], check=True)
+    monkeypatch.setitem(prepare.REPOSITORIES, "Toy", "toyorg/toy")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{host.as_uri()}/.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", prepare.GIT_HOST)
+    return host
+
+
+def test_fetch_clones_a_missing_project_bare_once_and_rebuilds_from_it(
+    world: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    ujb_env_root: Path, run_cli,  # type: ignore[no-untyped-def]
+) -> None:
+    _public_host(world, monkeypatch, tmp_path)
+    monkeypatch.setenv("CODEREVAL_HOME", str(ujb_env_root))
+    checkouts = tmp_path / "clones"
+    args = ("prepare", "defects4j", "--defects4j", world["defects4j"], "--checkouts",
+            checkouts, "--fetch", "--bugs", "Toy-1", "--force")
+    done = run_cli(*args, "--out", tmp_path / "first")
+    assert done.exit_code == 0, done
+    assert "cloning https://github.com/toyorg/toy.git" in done.stderr
+    assert (checkouts / "toy.git" / "HEAD").is_file()
+    assert [p.name for p in checkouts.iterdir()] == ["toy.git"]  # no partial clone left
+    assert _rebuild(tmp_path / "first")["Toy-1"]["status"] == "reproduced"
+    again = run_cli(*args, "--out", tmp_path / "second")
+    assert again.exit_code == 0 and "cloning" not in again.stderr
+
+
+def test_a_clone_that_fails_is_one_line_and_leaves_no_partial_clone(
+    world: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codereval.errors import UserError
+    from codereval.families.coderujb.rebuild.prepare import fetch_repository
+
+    host = _public_host(world, monkeypatch, tmp_path)
+    subprocess.run(["rm", "-rf", str(host / "toyorg")], check=True)
+    checkouts = tmp_path / "clones"
+    with pytest.raises(UserError, match=re.escape("could not clone https://github.com/toyorg/toy.git")):
+        fetch_repository(checkouts, "Toy")
+    assert list(checkouts.iterdir()) == []
 
 
 def test_a_patch_that_deletes_a_file_gives_a_buggy_version_without_it(tmp_path: Path) -> None:

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
               type=click.Path(path_type=Path, exists=True, file_okay=False),
               help="A clone of rjust/defects4j (its framework/projects metadata is read; its "
                    "archives and its `defects4j` command are not needed).")
-@click.option("--checkouts", required=True,
-              type=click.Path(path_type=Path, exists=True, file_okay=False),
+@click.option("--checkouts", required=True, type=click.Path(path_type=Path, file_okay=False),
               help="Folder of the projects' git clones, each named by Defects4J's id (Lang), "
                    "by its repository (commons-lang) or owner---repo; bare clones are fine.")
+@click.option("--fetch", is_flag=True,
+              help="Clone the projects --checkouts lacks from their public repositories "
+                   "(github.com, bare, whole history) into --checkouts.")
 @click.option("--projects", default=None,
               help="Comma-separated Defects4J projects [Lang, Math, Time, Cli, Codec, Csv, Gson, "
                    "JxPath, Collections, Compress, JacksonCore].")
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="The benchmark directory to write.")
-def defects4j_command(defects4j: Path, checkouts: Path, projects: str | None, bugs: str | None,
+def defects4j_command(defects4j: Path, checkouts: Path, fetch: bool, projects: str | None,
+                      bugs: str | None,
                       limit: int | None, issues: Path | None, jobs: int, sandbox: str,
                       force: bool, out: Path) -> None:
     """Rebuild Defects4J's bugs from its public metadata and the projects' git histories,
@@ -61,7 +64,7 @@ def defects4j_command(defects4j: Path, checkouts: Path, projects: str | None, bu
       codereval prepare defects4j --defects4j defects4j --checkouts repos \\
           --projects Lang,Cli --issues bug_report.json --out bench/d4j
       codereval prepare defects4j --defects4j defects4j --checkouts repos --bugs Lang-1 \\
-          --out bench/lang1
+          --fetch --out bench/lang1
       codereval evaluate --tasks bench/d4j/tasks.jsonl --projects bench/d4j/projects.toml \\
           --reference --timeout 300 --out runs/d4j-gold
     """
@@ -83,6 +86,9 @@ def defects4j_command(defects4j: Path, checkouts: Path, projects: str | None, bu
     chosen_bugs = _names(bugs)
     if bugs is not None and projects is not None:
         raise UserError("give --projects or --bugs, not both")
+    if not fetch and not checkouts.is_dir():
+        raise UserError(f"--checkouts {checkouts} is not a folder",
+                        hint="give the folder of the projects' clones, or --fetch to clone them")
     reports = load_issue_reports(issues) if issues is not None else None
     total = len(select_bugs(defects4j, chosen_projects, chosen_bugs, limit))
     root = default_root()
@@ -110,7 +116,8 @@ def defects4j_command(defects4j: Path, checkouts: Path, projects: str | None, bu
             result = prepare_defects4j(
                 defects4j=defects4j, checkouts=checkouts, out=out, ctx_for=ctx_for,
                 projects=chosen_projects, bugs=chosen_bugs, limit=limit, jobs=jobs,
-                force=force, issues=reports, progress=advance)
+                force=force, issues=reports, progress=advance, fetch=fetch,
+                say=lambda line: err.print(f"[dim]{line}[/dim]", highlight=False))
         except KeyboardInterrupt:
             raise Interrupted("interrupted; nothing was written", hint="run it again") from None
     _print_summary(result.bugs, out=out, tasks=result.tasks, issues=issues is not None)

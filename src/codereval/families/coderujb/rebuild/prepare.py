@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -98,6 +99,39 @@ def find_repository(checkouts: Path, project: str) -> Path | None:
     return None
 
 
+# Where --fetch clones from; git's own ``url.<base>.insteadOf`` redirects it (a mirror, or a
+# folder of bare clones in tests).
+GIT_HOST = "https://github.com/"
+
+
+def fetch_repository(checkouts: Path, project: str,
+                     say: Callable[[str], None] | None = None) -> Path:
+    """Clone a project's public repository (bare, its whole history: a bug's revisions can be
+    anywhere in it) into ``checkouts`` as ``<repository>.git``; the clone is made beside its
+    final name and renamed, so an interrupted clone is never taken for a whole one."""
+    slug = REPOSITORIES.get(project)
+    if slug is None:
+        raise UserError(f"no public repository is known for {project}",
+                        hint=f"clone it yourself into {checkouts}")
+    url = f"{GIT_HOST}{slug}.git"
+    target = checkouts / f"{slug.split('/')[1]}.git"
+    checkouts.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=checkouts))
+    if say is not None:
+        say(f"cloning {url} into {target}")
+    try:
+        done = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(partial / "repo")],
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+            raise UserError(f"could not clone {url}: {last}",
+                            hint=f"clone it yourself into {checkouts}, or try again")
+        (partial / "repo").rename(target)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return target.resolve()
+
+
 def select_bugs(defects4j: Path, projects: Sequence[str], wanted: Sequence[str],
                 limit: int | None) -> list[Defects4jBug]:
     """The requested bugs: every active bug of ``projects``, or those named (``Lang-1``)."""
@@ -134,7 +168,8 @@ def prepare_defects4j(
     projects: Sequence[str] = DEFAULT_PROJECTS, bugs: Sequence[str] = (),
     limit: int | None = None, jobs: int = 2, force: bool = False,
     issues: Mapping[str, IssueReport] | None = None, truncate: Truncate | None = None,
-    progress: Callable[[BugReport], None] | None = None,
+    progress: Callable[[BugReport], None] | None = None, fetch: bool = False,
+    say: Callable[[str], None] | None = None,
 ) -> PrepareResult:
     """Rebuild the requested bugs into ``out`` (written whole at the end: an interrupted run
     leaves nothing). ``ctx_for(projects.toml)`` gives the context the checks run in."""
@@ -144,10 +179,12 @@ def prepare_defects4j(
     repositories: dict[str, Path] = {}
     for project in dict.fromkeys(b.project for b in chosen):
         found = find_repository(checkouts, project)
+        if found is None and fetch:
+            found = fetch_repository(checkouts, project, say)
         if found is None:
             where = REPOSITORIES.get(project, "its repository")
             raise UserError(f"no clone of {project} in {checkouts}",
-                            hint=f"git clone https://github.com/{where} "
+                            hint=f"pass --fetch, or git clone {GIT_HOST}{where} "
                                  f"{checkouts / where.split('/')[-1]}")
         repositories[project] = found
     out.parent.mkdir(parents=True, exist_ok=True)
