@@ -8,6 +8,7 @@ is no baseline to put beside it: Defects4J's own `defects4j checkout && compile`
 archives, which this machine cannot fetch.
 
     python bench/defects4j_rebuild.py bench/d4j
+    python bench/defects4j_rebuild.py bench/d4j-lang bench/d4j-math   # several runs, one table
     python bench/defects4j_rebuild.py bench/d4j --run -- --defects4j defects4j \\
         --checkouts repos --projects Lang,Cli --issues bug_report.json
 """
@@ -27,21 +28,24 @@ from pathlib import Path
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out", type=Path, help="the folder prepare defects4j wrote (--out)")
+    parser.add_argument("outs", type=Path, nargs="+", metavar="OUT",
+                        help="the folder(s) prepare defects4j wrote (--out)")
     parser.add_argument("--run", action="store_true",
                         help="run prepare defects4j first, with the arguments after --")
     args, rest = parser.parse_known_args()
     rest = [a for a in rest if a != "--"]
     wall = None
+    if args.run and len(args.outs) != 1:
+        parser.error("--run writes one folder: give one OUT")
     if args.run:
         started = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "codereval", "prepare", "defects4j",
-                               *rest, "--out", str(args.out), "--force"])
+                               *rest, "--out", str(args.outs[0]), "--force"])
         wall = time.monotonic() - started
         if done.returncode != 0:
             sys.exit(done.returncode)
-    rows = [json.loads(line) for line in
-            (args.out / "rebuild.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for out in args.outs for line in
+            (out / "rebuild.jsonl").read_text(encoding="utf-8").splitlines()]
     per: dict[str, list[dict[str, object]]] = defaultdict(list)
     for row in rows:
         per[str(row["project"])].append(row)
