@@ -123,6 +123,19 @@ def test_profiles_that_add_dependencies_are_found(tmp_path: Path) -> None:
     assert dependency_profiles(tmp_path / "pom.xml") == ["benchmark"]
 
 
+def test_a_tree_with_source_templates_runs_generate_sources(tmp_path: Path) -> None:
+    from codereval.environments.java import _has_source_templates
+
+    assert not _has_source_templates(tmp_path)
+    package = tmp_path / "src" / "main" / "java" / "com" / "example" / "json"
+    package.mkdir(parents=True)
+    (package / "Parser.java").write_text("package com.example.json;\n", encoding="utf-8")
+    assert not _has_source_templates(tmp_path)
+    # Jackson's version class, which a plugin bound in its parent pom fills in.
+    (package / "PackageVersion.java.in").write_text("package @package@;\n", encoding="utf-8")
+    assert _has_source_templates(tmp_path)
+
+
 PARENT_POM = """<?xml version="1.0" encoding="ISO-8859-1"?>
 <project>
   <parent>

@@ -570,13 +570,24 @@ def _maven_modules(
 _PACKAGE = re.compile(rb"^\s*package\s+([\w.]+)\s*;", re.M)
 
 
+SOURCE_TEMPLATES = ("*.java.in", "*.java.template")
+
+
+def _has_source_templates(project: Path) -> bool:
+    main = project / "src" / "main"
+    return main.is_dir() and any(
+        next(main.rglob(pattern), None) is not None for pattern in SOURCE_TEMPLATES)
+
+
 def _generated_sources(project: Path, *, log: Path) -> list[Path]:
     """Sources the project's build writes before compiling (Jackson's ``PackageVersion`` from a
     template): Maven runs its ``generate-sources`` phase, and each folder it filled is a root.
 
-    Only for a pom that binds something to that phase: everything else needs no Maven run."""
+    Only for a pom that binds something to that phase, or a tree with source templates
+    (``PackageVersion.java.in``, which a parent pom's plugin fills in: Jackson's later
+    versions): everything else needs no Maven run."""
     pom = (project / "pom.xml").read_text(encoding="utf-8", errors="replace")
-    if "generate-sources" not in pom:
+    if "generate-sources" not in pom and not _has_source_templates(project):
         return []
     base = [str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
             *MAVEN_SKIPS, "generate-sources"]
