@@ -238,3 +238,57 @@ def test_a_test_file_javac_rejects_is_left_out_and_listed(tmp_path: Path) -> Non
     plain = ProjectSpec(name="plain/layout", language=Language.JAVA, source=str(maven))
     failed = JavaEnvironmentBuilder().build(plain, root=tmp_path / "cache")
     assert not failed.ready and "compiling the project's tests failed" in (failed.error or "")
+
+
+@pytest.mark.slow
+def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compiler(
+    tmp_path: Path,
+) -> None:
+    """Commons Lang 2's `package org.apache.commons.lang.enum`: Java 17's javac refuses it at
+    any release it has; Eclipse's compiler at 1.4 compliance builds it, and a sample that
+    uses the package compiles with it too."""
+    from codereval.environments.base import ProjectSpec
+    from codereval.environments.java import JavaEnvironmentBuilder, load_env_info
+    from codereval.model import Language
+    from codereval.runners.java import JavaProjectRunner
+
+    project = tmp_path / "lang2"
+    enum_dir = project / "src" / "java" / "old" / "enum"
+    enum_dir.mkdir(parents=True)
+    (project / "src" / "test" / "old").mkdir(parents=True)
+    (enum_dir / "Enum.java").write_text(
+        "package old.enum;\n"
+        "public abstract class Enum implements java.io.Serializable {\n"
+        "    private final String name;\n"
+        "    protected Enum(String name) { this.name = name; }\n"
+        "    public String getName() { return name; }\n"
+        "}\n", encoding="utf-8")
+    (project / "src" / "test" / "old" / "EnumTest.java").write_text(
+        "package old;\nimport old.enum.Enum;\n"
+        "public class EnumTest { Enum e; java.util.List l = new java.util.ArrayList(); }\n",
+        encoding="utf-8")
+    spec = ProjectSpec(name="old/lang2", language=Language.JAVA, source=str(project),
+                       source_roots=("src/java",), test_roots=("src/test",), java_release="8")
+    env = JavaEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert env.ready, env.error
+    info = load_env_info(env.path)
+    assert (info.compiler, info.java_source) == ("ecj", "1.4")
+    assert (info.classes / "old" / "enum" / "Enum.class").is_file()
+    assert (info.test_classes / "old" / "EnumTest.class").is_file()
+    assert "Eclipse's compiler at 1.4" in (env.path / "build.log").read_text(encoding="utf-8")
+
+    tools = JavaProjectRunner()
+    try:
+        compiler = tools.compiler_for(info)
+        sample = {"old/Color.java": "package old;\nimport old.enum.Enum;\n"
+                                    "public class Color extends Enum {\n"
+                                    "    Color() { super(\"red\"); }\n}\n"}
+        done = compiler.compile(sample, classpath=info.compile_classpath(),
+                                out_dir=tmp_path / "out", options=info.compile_options())
+        assert done.ok and done.backend == "ecj", done.diagnostics
+        broken = compiler.compile({"old/Bad.java": "package old; class Bad { int x = ; }"},
+                                  classpath=info.compile_classpath(), out_dir=tmp_path / "bad",
+                                  options=info.compile_options())
+        assert not broken.ok and "ERROR in" in broken.diagnostics
+    finally:
+        tools.close()

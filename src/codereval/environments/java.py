@@ -36,6 +36,7 @@ from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
+from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
 from codereval.java.toolchain import (
     JAVA_LOCALE_FLAGS,
     find_jdk,
@@ -85,6 +86,10 @@ class JavaEnvInfo:
     encoding: str = "UTF-8"
     # The folder (below project_root) whose pom built it; "" for the root.
     build_dir: str = ""
+    # "ecj" when only Eclipse's compiler could compile the sources (older than Java 5), at
+    # ``java_source`` compliance; samples then compile with it too.
+    compiler: str = "javac"
+    java_source: str = ""
 
     @property
     def build_root(self) -> Path:
@@ -97,7 +102,9 @@ class JavaEnvInfo:
     def compile_options(self) -> list[str]:
         """javac options for a sample: as the project was compiled."""
         options = ["-proc:none", "-g"] if not self.processors else ["-g"]
-        if self.java_release:
+        if self.compiler == "ecj":
+            options += ["-source", self.java_source, "-target", self.java_source]
+        elif self.java_release:
             options += ["--release", self.java_release]
         if self.compile_per_file:
             options += ["-sourcepath", os.pathsep.join(str(r) for r in self.main_roots)]
@@ -306,6 +313,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             release_snapshot_parent(build, log=log)
         classes, test_classes = staging / "classes", staging / "test-classes"
         tests_left_out: list[str] = []
+        compiler, java_source = "javac", ""
         if spec.maven_modules:
             if not maven:
                 raise BuildFailed(f"maven_modules given but {origin} has no pom.xml")
@@ -345,15 +353,34 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     handle.write("compile_per_file: nothing compiled ahead; each sample "
                                  "compiles its own file\n")
             else:
-                _javac(main_roots, out=classes, classpath=dependencies, processors=processors,
-                       log=log, step="compiling the project", options=options)
+                try:
+                    _javac(main_roots, out=classes, classpath=dependencies,
+                           processors=processors, log=log, step="compiling the project",
+                           options=options)
+                except BuildFailed:
+                    printed = log.read_text(encoding="utf-8", errors="replace")
+                    if OLD_KEYWORD not in printed.rsplit("$ ", 1)[-1]:
+                        raise
+                    # Sources of Java 1.4 or older (an identifier `enum`), below what Java
+                    # 17's javac accepts: Eclipse's compiler at 1.4 compliance, for the tests
+                    # and every sample too.
+                    compiler, java_source = "ecj", ECJ_SOURCE
+                    options = ["-source", ECJ_SOURCE, "-target", ECJ_SOURCE,
+                               "-encoding", encoding]
+                    with log.open("a", encoding="utf-8") as handle:
+                        handle.write(f"sources older than Java 5: compiling with Eclipse's "
+                                     f"compiler at {ECJ_SOURCE} compliance\n")
+                    shutil.rmtree(classes, ignore_errors=True)
+                    _javac(main_roots, out=classes, classpath=dependencies,
+                           processors=processors, log=log, step="compiling the project (ecj)",
+                           options=options, compiler=compiler)
                 # A test file that does not compile here (a benchmark needing a profile's
                 # dependency, an API gone from Java 17) is left out, listed in env.json,
                 # rather than losing the whole suite: its tests do not run.
                 tests_left_out = _javac(
                     test_roots, out=test_classes, classpath=[classes, *dependencies],
                     processors=processors, log=log, step="compiling the project's tests",
-                    options=options, leave_out=bool(spec.test_roots))
+                    options=options, leave_out=bool(spec.test_roots), compiler=compiler)
             if spec.test_roots:
                 # Files beside the sources (an old layout's .properties, test data) are on
                 # the classpath after the compiled classes, where the project's own build
@@ -370,6 +397,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "maven": maven,
             "jdk": find_jdk().version,
             "java_release": spec.java_release,
+            **({"compiler": compiler, "java_source": java_source} if compiler != "javac"
+               else {}),
             "maven_modules": list(spec.maven_modules),
             "compile_per_file": spec.compile_per_file,
             "encoding": encoding,
@@ -414,6 +443,8 @@ def load_env_info(path: Path) -> JavaEnvInfo:
         java_release=str(data.get("java_release", "") or ""),
         compile_per_file=bool(data.get("compile_per_file", False)),
         encoding=str(data.get("encoding", "") or "UTF-8"),
+        compiler=str(data.get("compiler", "") or "javac"),
+        java_source=str(data.get("java_source", "") or ""),
     )
 
 
@@ -622,6 +653,10 @@ def _has_processor(jar: Path) -> bool:
 
 
 _JAVAC_ERROR = re.compile(r"^(/.+?\.java):\d+: error:", re.M)
+_ECJ_ERROR = re.compile(r"^\d+\. ERROR in (/.+?\.java) \(at line \d+\)", re.M)
+# What javac says of Java 1.4 sources that name a package or variable `enum`.
+OLD_KEYWORD = "'enum' is a keyword"
+ECJ_SOURCE = "1.4"
 # Rounds of leaving out the test files javac rejects (a base class left out takes its
 # subclasses with it in the next round).
 LEAVE_OUT_ROUNDS = 5
@@ -630,15 +665,27 @@ LEAVE_OUT_ROUNDS = 5
 def _javac(
     roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path,
     step: str, options: list[str] | None = None, leave_out: bool = False,
+    compiler: str = "javac",
 ) -> list[str]:
-    """Compile every source under ``roots``; with ``leave_out``, files javac rejects are left
-    out (and returned) until the rest compiles."""
+    """Compile every source under ``roots`` (with javac, or Eclipse's compiler); with
+    ``leave_out``, files the compiler rejects are left out (and returned) until the rest
+    compiles."""
     out.mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for root in roots for p in root.rglob("*.java"))
     if not files:
         return []
     argfile = out.parent / f"{out.name}.sources"
-    argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
+    if compiler == "ecj":
+        try:
+            ecj = ensure_artifact(ECJ)
+        except ArtifactUnavailable as exc:
+            raise BuildFailed(f"{step}: {exc}") from None
+        command = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-jar", str(ecj)]
+        errors = _ECJ_ERROR
+    else:
+        command = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS)]
+        errors = _JAVAC_ERROR
+    argv = [*command,
             *([] if "-encoding" in (options or []) else ["-encoding", "UTF-8"]),
             "-g", "-nowarn", *(options or []), "-d", str(out)]
     if not processors:
@@ -656,7 +703,7 @@ def _javac(
             if not leave_out or round_ == LEAVE_OUT_ROUNDS:
                 raise
             printed = log.read_text(encoding="utf-8", errors="replace").rsplit("$ ", 1)[-1]
-            rejected = set(_JAVAC_ERROR.findall(printed)) & set(files)
+            rejected = set(errors.findall(printed)) & set(files)
             if not rejected:
                 raise
             files = [f for f in files if f not in rejected]

@@ -58,6 +58,11 @@ HAMCREST_CORE = Artifact(group="org.hamcrest", artifact="hamcrest-core", version
 JAVAX_ANNOTATION = Artifact(
     group="javax.annotation", artifact="javax.annotation-api", version="1.3.2",
     sha256="e04ba5195bcd555dc95650f7cc614d151e4bcd52d29a10b8aa2197f3ab89ab9b")
+# Eclipse's compiler, for sources older than Java 5 (``package org.apache.commons.lang.enum``:
+# Commons Lang 2): it still compiles at 1.4 compliance, below the --release 7 that Java 17's
+# javac goes down to, and it runs on Java 17, against its class library.
+ECJ = Artifact(group="org.eclipse.jdt", artifact="ecj", version="3.26.0",
+               sha256="ac0ba5876eaf7ebb47749a0d1be179c51f194b9dd0b875d1c09e1b530f5a2db5")
 _OLD_JUNIT = re.compile(r"junit-(\d+)\.(\d+)(?:\.\d+)?\.jar")
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
 from codereval.java.build import SERVICE_MAIN, ensure_built
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, tool_env
 
@@ -74,6 +75,11 @@ class PlainJavac:
         timeout: float = 120.0,
     ) -> CompileResult:
         start = time.monotonic()
+        try:
+            command = self._command()
+        except ArtifactUnavailable as exc:
+            return CompileResult(ok=False, diagnostics="", infra_error=str(exc),
+                                 backend=self.name, wall_time=time.monotonic() - start)
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="javac-src-", dir=out_dir.parent) as tmp:
             src_root = Path(tmp)
@@ -81,8 +87,8 @@ class PlainJavac:
                 path = src_root / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-            argv = [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS),
-                    "-encoding", "UTF-8", *options, "-d", str(out_dir.resolve())]
+            argv = [*command, "-encoding", "UTF-8", *options, "-d",
+                    str(out_dir.resolve())]
             if classpath:
                 argv += ["-cp", os.pathsep.join(str(p) for p in classpath)]
             argv += list(sources)
@@ -93,7 +99,7 @@ class PlainJavac:
                 return CompileResult(ok=False, diagnostics="", timed_out=True, backend=self.name,
                                      wall_time=time.monotonic() - start)
             except OSError as exc:
-                return CompileResult(ok=False, diagnostics="", infra_error=f"javac: {exc}",
+                return CompileResult(ok=False, diagnostics="", infra_error=f"{self.name}: {exc}",
                                      backend=self.name, wall_time=time.monotonic() - start)
         printed = (done.stdout + done.stderr).decode("utf-8", "replace")
         return CompileResult(ok=done.returncode == 0, diagnostics=printed, backend=self.name,
@@ -101,6 +107,20 @@ class PlainJavac:
 
     def close(self) -> None:
         return None
+
+    def _command(self) -> list[str]:
+        return [str(find_jdk().javac), *(f"-J{flag}" for flag in JAVA_LOCALE_FLAGS)]
+
+
+class PlainEcj(PlainJavac):
+    """Eclipse's compiler, one process per compile: for a project whose sources only it can
+    compile (older than Java 5, which Java 17's javac no longer accepts), so that a sample
+    compiles as its project did."""
+
+    name = "ecj"
+
+    def _command(self) -> list[str]:
+        return [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-jar", str(ensure_artifact(ECJ))]
 
 
 class ServiceDied(Exception):

@@ -41,7 +41,7 @@ from codereval.java.artifacts import (
 )
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
 from codereval.java.cds import ClassPathPlan, SharedArchives
-from codereval.java.compiler import CompileResult, JavaCompiler, WarmJavac
+from codereval.java.compiler import CompileResult, JavaCompiler, PlainEcj, WarmJavac
 from codereval.java.inject import (
     JavaInjectionError,
     first_class_name,
@@ -195,6 +195,13 @@ class JavaProjectRunner(Runner):
                 # on 2 cores (it competes with the test JVMs and needs its own JIT warm-up).
                 self._compiler = WarmJavac(pool_size=1)
             return self._compiler
+
+    def compiler_for(self, info: JavaEnvInfo) -> JavaCompiler:
+        """The compiler a sample of this environment compiles with: the one its project
+        compiled with (Eclipse's for sources older than Java 5, else the warm javac)."""
+        if info.compiler == "ecj":
+            return PlainEcj()
+        return self.compiler()
 
     def harness(self) -> JavaTools:
         """codereval's Java harness (RunTest), built on first use."""
@@ -359,7 +366,7 @@ class JavaProjectRunner(Runner):
                 ctx, info=info, work=work, test=test, plan=guess, classes=classes,
                 marker=marker, in_slot=True))
         with early[1] if early is not None else contextlib.nullcontext():
-            compiled = self.compiler().compile(sources,
+            compiled = self.compiler_for(info).compile(sources,
                                                classpath=[*info.compile_classpath(), *extra],
                                                out_dir=classes, options=options,
                                                timeout=COMPILE_TIMEOUT)

@@ -499,9 +499,9 @@ class CoderUjbRunner(Runner):
     def _compile(self, info: JavaEnvInfo, sources: dict[str, str], classes: Path, *,
                  syntax_ok: bool, base: dict[str, object]) -> Outcome | None:
         """None when the sources compiled into ``classes``, else the outcome saying why not."""
-        compiled = self._java.compiler().compile(sources, classpath=info.compile_classpath(),
-                                                 out_dir=classes, options=info.compile_options(),
-                                                 timeout=COMPILE_TIMEOUT)
+        compiled = self._java.compiler_for(info).compile(
+            sources, classpath=info.compile_classpath(), out_dir=classes,
+            options=info.compile_options(), timeout=COMPILE_TIMEOUT)
         stopped = compile_stopped(compiled, base)
         if stopped is not None:
             return stopped
