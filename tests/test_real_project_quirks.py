@@ -263,6 +263,11 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
         "    protected Enum(String name) { this.name = name; }\n"
         "    public String getName() { return name; }\n"
         "}\n", encoding="utf-8")
+    # Java 17's Random implements RandomGenerator, whose nextLong(long) this static method
+    # may not hide: it compiles against Java 8's API only, as javac's --release 8 does.
+    (project / "src" / "java" / "old" / "JVMRandom.java").write_text(
+        "package old;\npublic final class JVMRandom extends java.util.Random {\n"
+        "    public static long nextLong(long n) { return n; }\n}\n", encoding="utf-8")
     (project / "src" / "test" / "old" / "EnumTest.java").write_text(
         "package old;\nimport old.enum.Enum;\n"
         "public class EnumTest { Enum e; java.util.List l = new java.util.ArrayList(); }\n",
@@ -274,6 +279,7 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
     info = load_env_info(env.path)
     assert (info.compiler, info.java_source) == ("ecj", "1.4")
     assert (info.classes / "old" / "enum" / "Enum.class").is_file()
+    assert (info.classes / "old" / "JVMRandom.class").is_file()
     assert (info.test_classes / "old" / "EnumTest.class").is_file()
     assert "Eclipse's compiler at 1.4" in (env.path / "build.log").read_text(encoding="utf-8")
 
@@ -292,3 +298,20 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
         assert not broken.ok and "ERROR in" in broken.diagnostics
     finally:
         tools.close()
+
+
+def test_an_older_releases_api_is_written_from_the_jdks_own_signatures(tmp_path: Path,
+                                                                       monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import zipfile
+
+    from codereval.java.platform_api import release_api
+
+    monkeypatch.setenv("CODEREVAL_HOME", str(tmp_path))
+    api = release_api("8")
+    assert api.parent == tmp_path / "java-tools"
+    names = set(zipfile.ZipFile(api).namelist())
+    assert "java/util/Random.class" in names and "java/lang/String.class" in names
+    # Added after Java 8: not in its API.
+    assert "java/util/random/RandomGenerator.class" not in names
+    assert "java/lang/Record.class" not in names
+    assert release_api("8") == api  # made once

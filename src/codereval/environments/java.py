@@ -37,6 +37,7 @@ from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
 from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
+from codereval.java.platform_api import release_api
 from codereval.java.toolchain import (
     JAVA_LOCALE_FLAGS,
     find_jdk,
@@ -103,7 +104,7 @@ class JavaEnvInfo:
         """javac options for a sample: as the project was compiled."""
         options = ["-proc:none", "-g"] if not self.processors else ["-g"]
         if self.compiler == "ecj":
-            options += ["-source", self.java_source, "-target", self.java_source]
+            options += ecj_options(self.java_source, self.java_release)
         elif self.java_release:
             options += ["--release", self.java_release]
         if self.compile_per_file:
@@ -365,8 +366,11 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     # 17's javac accepts: Eclipse's compiler at 1.4 compliance, for the tests
                     # and every sample too.
                     compiler, java_source = "ecj", ECJ_SOURCE
-                    options = ["-source", ECJ_SOURCE, "-target", ECJ_SOURCE,
-                               "-encoding", encoding]
+                    try:
+                        options = [*ecj_options(ECJ_SOURCE, spec.java_release),
+                                   "-encoding", encoding]
+                    except ToolchainMissing as missing:
+                        raise BuildFailed(missing.one_line()) from None
                     with log.open("a", encoding="utf-8") as handle:
                         handle.write(f"sources older than Java 5: compiling with Eclipse's "
                                      f"compiler at {ECJ_SOURCE} compliance\n")
@@ -657,6 +661,13 @@ _ECJ_ERROR = re.compile(r"^\d+\. ERROR in (/.+?\.java) \(at line \d+\)", re.M)
 # What javac says of Java 1.4 sources that name a package or variable `enum`.
 OLD_KEYWORD = "'enum' is a keyword"
 ECJ_SOURCE = "1.4"
+
+
+def ecj_options(source: str, release: str) -> list[str]:
+    """Eclipse's compiler at ``source`` compliance against the Java API of ``release`` (8 by
+    default, as javac's --release 8), not the running JDK's newer one."""
+    api = release_api(release or "8")
+    return ["-source", source, "-target", source, "-bootclasspath", str(api)]
 # Rounds of leaving out the test files javac rejects (a base class left out takes its
 # subclasses with it in the next round).
 LEAVE_OUT_ROUNDS = 5
