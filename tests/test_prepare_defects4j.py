@@ -476,6 +476,36 @@ def test_a_patch_that_deletes_a_file_gives_a_buggy_version_without_it(tmp_path: 
     assert plan.buggy_files == {"src/main/java/toy/Calc.java": BUGGY_CALC.encode()}
 
 
+def test_a_project_kept_in_a_folder_of_its_repository_is_rebuilt_from_that_folder(
+    tmp_path: Path,
+) -> None:
+    """Joda-Time lived in JodaTime/ before it moved to the repository's root; Defects4J's
+    paths start below that folder."""
+    from codereval.families.coderujb.rebuild.metadata import Defects4jBug
+    from codereval.families.coderujb.rebuild.prepare import write_manifests
+    from codereval.families.coderujb.rebuild.versions import plan_versions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    calc = "src/main/java/toy/Calc.java"
+    buggy = _commit(repo, {"Toy/pom.xml": POM, f"Toy/{calc}": BUGGY_CALC,
+                           "Contrib/README": "other\n"}, "buggy")
+    fixed = _commit(repo, {f"Toy/{calc}": FIXED_CALC}, "fixed")
+    patch = _git(repo, "diff", "--relative=Toy", fixed, buggy) + "\n"
+    bug = Defects4jBug(
+        project="Toy", bug_id="5", buggy_revision=buggy, fixed_revision=fixed,
+        report_id="", report_url="", src_patch=patch, test_patch="",
+        trigger_tests=("toy.CalcTest::testAddNegative",), modified_classes=("toy.Calc",),
+        loaded_classes=(), relevant_tests=(), src_dir="src/main/java", test_dir="src/test/java",
+        failing_on_fixed=())
+    plan = plan_versions(bug, repo)
+    assert plan.root == "Toy" and plan.build_dir == "" and plan.at(calc) == f"Toy/{calc}"
+    assert plan.buggy_files == {calc: BUGGY_CALC.encode()}
+    write_manifests(tmp_path, {"Toy-5": plan}, {"Toy": repo})
+    assert 'subdir = "Toy"' in (tmp_path / "bugs.toml").read_text(encoding="utf-8")
+
+
 def test_a_version_can_remove_files_of_its_tree(tmp_path: Path) -> None:
     from codereval.environments.base import ProjectSpec
     from codereval.errors import UserError

@@ -315,3 +315,31 @@ def test_an_older_releases_api_is_written_from_the_jdks_own_signatures(tmp_path:
     assert "java/util/random/RandomGenerator.class" not in names
     assert "java/lang/Record.class" not in names
     assert release_api("8") == api  # made once
+
+
+EXEC_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><build><plugins>
+  <plugin><artifactId>maven-compiler-plugin</artifactId></plugin>
+  <plugin>
+    <groupId>org.codehaus.mojo</groupId><artifactId>exec-maven-plugin</artifactId>
+    <executions>
+      <execution><id>compile-tzdb</id><phase>compile</phase><goals><goal>java</goal></goals>
+      </execution>
+      <execution><id>site-only</id><phase>site</phase><goals><goal>java</goal></goals>
+      </execution>
+      <execution><id>a-shell</id><phase>process-classes</phase><goals><goal>exec</goal></goals>
+      </execution>
+    </executions>
+  </plugin>
+</plugins></build></project>
+"""
+
+
+def test_the_poms_exec_java_steps_up_to_the_classes_are_found(tmp_path: Path) -> None:
+    """Joda-Time compiles its time-zone database into its classes with exec:java at compile
+    time; without it every zone but UTC is missing and most of its tests fail."""
+    from codereval.environments.java import _exec_steps
+
+    (tmp_path / "pom.xml").write_text(EXEC_POM, encoding="utf-8")
+    assert _exec_steps(tmp_path) == ["compile-tzdb"]
+    (tmp_path / "pom.xml").write_text("<project><build/></project>", encoding="utf-8")
+    assert _exec_steps(tmp_path) == []

@@ -253,8 +253,12 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     error=f"Java project {spec.name}: cannot get the source: {exc.one_line()}",
                 )
             source = local if local is not None else fetched
+            steps = _exec_steps(source / spec.build_dir if spec.build_dir else source)
+            # An environment built before the pom's exec steps ran was built without their
+            # output: such projects' keys name the steps (others' keys stay as they were).
+            extra = f"|exec:{','.join(steps)}" if steps else ""
             key = spec.key(source_hash=source_hash(source),
-                           harness_version=f"{HARNESS_VERSION}|{jdk.version}|{ENV_FORMAT}")
+                           harness_version=f"{HARNESS_VERSION}|{jdk.version}|{ENV_FORMAT}{extra}")
             target = envs / f"{spec.slug}-{key}"
             with (envs / f".{spec.slug}-{key}.lock").open("w") as lock:
                 # Two processes building the same environment: the second waits and reuses it.
@@ -378,6 +382,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     _javac(main_roots, out=classes, classpath=dependencies,
                            processors=processors, log=log, step="compiling the project (ecj)",
                            options=options, compiler=compiler)
+                if maven:
+                    _run_exec_steps(build, classes=classes, log=log)
                 # A test file that does not compile here (a benchmark needing a profile's
                 # dependency, an API gone from Java 17) is left out, listed in env.json,
                 # rather than losing the whole suite: its tests do not run.
@@ -526,6 +532,67 @@ def release_snapshot_parent(build: Path, *, log: Path) -> None:
     with log.open("a", encoding="utf-8") as handle:
         handle.write(f"the parent pom {released}-SNAPSHOT is a snapshot no registry serves: "
                      f"built against its release {released}\n")
+
+
+# The phases up to compiling the classes: a program a pom runs then makes files the build's
+# classes come with (Joda-Time compiles its time-zone database into them).
+EXEC_PHASES = frozenset({"generate-resources", "process-resources", "compile",
+                         "process-classes"})
+
+
+def _exec_steps(build: Path) -> list[str]:
+    """The ids of the pom's exec-maven-plugin ``java`` executions bound to those phases."""
+    try:
+        root = ElementTree.parse(build / "pom.xml").getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+
+    def local(element: ElementTree.Element) -> str:
+        return element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
+
+    def child(element: ElementTree.Element, name: str) -> ElementTree.Element | None:
+        return next((c for c in element if local(c) == name), None)
+
+    steps: list[str] = []
+    build_element = child(root, "build")
+    plugins = child(build_element, "plugins") if build_element is not None else None
+    for plugin in plugins if plugins is not None else []:
+        artifact = child(plugin, "artifactId")
+        executions = child(plugin, "executions")
+        if artifact is None or (artifact.text or "").strip() != "exec-maven-plugin" \
+                or executions is None:
+            continue
+        for execution in executions:
+            phase = child(execution, "phase")
+            goals = child(execution, "goals")
+            named = [(g.text or "").strip() for g in goals] if goals is not None else []
+            if phase is None or (phase.text or "").strip() not in EXEC_PHASES \
+                    or "java" not in named:
+                continue
+            ident = child(execution, "id")
+            steps.append((ident.text or "").strip() if ident is not None else "default")
+    return steps
+
+
+def _run_exec_steps(build: Path, *, classes: Path, log: Path) -> None:
+    """Run the pom's exec:java steps (``_exec_steps``) as Maven would after compiling: the
+    program runs from the compiled classes and writes into them, Maven's output folder being
+    our classes folder for the while."""
+    steps = _exec_steps(build)
+    if not steps:
+        return
+    output = build / "target" / "classes"
+    if output.exists() or output.is_symlink():
+        raise BuildFailed(f"{output} exists: cannot run the pom's exec steps into the classes")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.symlink_to(classes, target_is_directory=True)
+    try:
+        for step in steps:
+            _maven([str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
+                    f"exec:java@{step}"], cwd=build, log=log,
+                   step=f"running the pom's exec step {step!r} (mvn exec:java@{step})")
+    finally:
+        output.unlink()
 
 
 def dependency_profiles(pom: Path) -> list[str]:

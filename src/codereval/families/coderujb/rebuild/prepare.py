@@ -311,7 +311,7 @@ def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: 
         runner.close()
 
     def read(path: str) -> str | None:
-        return file_at(repository, bug.fixed_revision, path)
+        return file_at(repository, bug.fixed_revision, plan.at(path))
 
     common = {"project": bug.project, "bug_id": bug.bug_id, "src_dir": plan.source_root,
               "mappings": mappings, "read": read, "seen": seen, "truncate": truncate}
@@ -348,6 +348,7 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
                   f"build_dir = {_toml_string(plan.build_dir)}, "
                   f"source_roots = {_toml_list([plan.source_root])}, "
                   f"test_roots = {_toml_list([plan.test_root])}"
+                  + (f", subdir = {_toml_string(plan.root)}" if plan.root else "")
                   + (f", jars = {_toml_list(list(plan.jars))}" if plan.jars else ""))
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
                  f"fixed = {{ {layout} }}",

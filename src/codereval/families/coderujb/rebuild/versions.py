@@ -45,6 +45,14 @@ class BugVersions:
     jars: tuple[str, ...] = ()
     # Files the source patch deletes: the buggy version does not have them.
     deleted: tuple[str, ...] = ()
+    # The repository's folder that Defects4J's checkout is ("" for the whole repository):
+    # Joda-Time lived in JodaTime/ before it moved to the root, and Defects4J's paths start
+    # below it.
+    root: str = ""
+
+    def at(self, path: str) -> str:
+        """A path of Defects4J's checkout as a path of the repository."""
+        return f"{self.root}/{path}" if self.root else path
 
 
 def git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
@@ -76,7 +84,8 @@ def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = Non
     if not has_commit(repository, bug.fixed_revision):
         raise NotRebuildable(f"the fixed revision {bug.fixed_revision[:12]} is not in "
                              f"{repository}")
-    build_dir = _build_root(repository, bug.fixed_revision, bug.src_dir)
+    root = checkout_root(repository, bug.fixed_revision, bug.src_dir)
+    build_dir = _build_root(repository, bug.fixed_revision, bug.src_dir, root)
     jars: tuple[str, ...] = ()
     if build_dir is None:
         # An Ant-only revision: Defects4J builds it with the jars of its own lib folder.
@@ -86,11 +95,25 @@ def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = Non
                                  f"{bug.fixed_revision[:12]}, and no jars in Defects4J's lib "
                                  "folder for its Ant build")
         build_dir = ""
-    files = buggy_files(bug, repository)
+    files = buggy_files(bug, repository, root=root)
     return BugVersions(bug=bug, build_dir=build_dir, source_root=bug.src_dir,
                        test_root=bug.test_dir,
                        buggy_files={p: c for p, c in files.items() if c is not None},
-                       jars=jars, deleted=tuple(p for p, c in files.items() if c is None))
+                       jars=jars, deleted=tuple(p for p, c in files.items() if c is None),
+                       root=root)
+
+
+def checkout_root(repository: Path, revision: str, src_dir: str) -> str:
+    """The folder of the repository that holds Defects4J's source folder at ``revision``:
+    "" when it is at the root, else the one top-level folder that has it."""
+    if _exists(repository, revision, src_dir):
+        return ""
+    listed = git(repository, "ls-tree", "-d", "--name-only", revision, check=False)
+    for folder in listed.stdout.decode("utf-8", "replace").splitlines():
+        if _exists(repository, revision, f"{folder}/{src_dir}"):
+            return folder
+    raise NotRebuildable(f"{src_dir} (dir-layout.csv) is not in {revision[:12]}, nor in a "
+                         "folder of it")
 
 
 def latest_jars(lib: Path) -> tuple[str, ...]:
@@ -110,17 +133,21 @@ def latest_jars(lib: Path) -> tuple[str, ...]:
     return tuple(str(jar) for _, jar in sorted(newest.values(), key=lambda v: str(v[1])))
 
 
-def _build_root(repository: Path, revision: str, src_dir: str) -> str | None:
-    """The deepest folder above ``src_dir`` that has a pom.xml ("" for the root)."""
+def _build_root(repository: Path, revision: str, src_dir: str, root: str = "") -> str | None:
+    """The deepest folder above ``src_dir`` that has a pom.xml ("" for the checkout's root),
+    below the checkout's ``root`` in the repository."""
     parts = PurePosixPath(src_dir).parts
+    prefix = f"{root}/" if root else ""
     for depth in range(len(parts) - 1, -1, -1):
         folder = "/".join(parts[:depth])
-        if _exists(repository, revision, f"{folder}/pom.xml" if folder else "pom.xml"):
+        if _exists(repository, revision, f"{prefix}{folder}/pom.xml" if folder
+                   else f"{prefix}pom.xml"):
             return folder
     return None
 
 
-def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes | None]:
+def buggy_files(bug: Defects4jBug, repository: Path, *,
+                root: str = "") -> dict[str, bytes | None]:
     """The files the source patch changes, as they are in the buggy version (repository
     paths; None for a file it deletes). The patch is applied with ``git apply`` to the fixed
     revision's files."""
@@ -131,11 +158,12 @@ def buggy_files(bug: Defects4jBug, repository: Path) -> dict[str, bytes | None]:
         tree = Path(tmp) / "tree"
         tree.mkdir()
         for path in paths:
-            if not _exists(repository, bug.fixed_revision, path):
+            stored = f"{root}/{path}" if root else path
+            if not _exists(repository, bug.fixed_revision, stored):
                 continue  # the patch creates it
             target = tree / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(git(repository, "show", f"{bug.fixed_revision}:{path}").stdout)
+            target.write_bytes(git(repository, "show", f"{bug.fixed_revision}:{stored}").stdout)
         patch = Path(tmp) / "src.patch"
         patch.write_text(bug.src_patch, encoding="utf-8")
         applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)],
