@@ -506,6 +506,49 @@ def test_a_project_kept_in_a_folder_of_its_repository_is_rebuilt_from_that_folde
     assert 'subdir = "Toy"' in (tmp_path / "bugs.toml").read_text(encoding="utf-8")
 
 
+def test_defects4js_compile_fixes_of_a_bug_go_into_both_versions_first(tmp_path: Path) -> None:
+    """compile-errors/<name>-<first>-<last>.diff: Defects4J applies those whose range holds
+    the bug to every checkout of it, before the source patch (`*.optional.diff` are not)."""
+    from codereval.families.coderujb.rebuild.metadata import Defects4jBug, _compile_fixes
+    from codereval.families.coderujb.rebuild.prepare import write_manifests
+    from codereval.families.coderujb.rebuild.versions import plan_versions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    calc, test = "src/main/java/toy/Calc.java", "src/test/java/toy/CalcTest.java"
+    buggy = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC, test: TEST % ""}, "buggy")
+    fixed = _commit(repo, {calc: FIXED_CALC}, "fixed")
+    src_patch = _git(repo, "diff", fixed, buggy) + "\n"
+    # A fix for today's Java in a test file, written against the checkout.
+    modern = _commit(repo, {test: (TEST % "").replace("public class", "public final class")},
+                     "modern")
+    errors = tmp_path / "compile-errors"
+    errors.mkdir()
+    (errors / "test-1-3.diff").write_text(_git(repo, "diff", fixed, modern) + "\n",
+                                          encoding="utf-8")
+    (errors / "other-4-9.diff").write_text("not for bug 2\n", encoding="utf-8")
+    (errors / "Opt-1-9.optional.diff").write_text("optional\n", encoding="utf-8")
+    fixes = _compile_fixes(errors, "2")
+    assert len(fixes) == 1 and "public final class" in fixes[0]
+    bug = Defects4jBug(
+        project="Toy", bug_id="2", buggy_revision=buggy, fixed_revision=fixed,
+        report_id="", report_url="", src_patch=src_patch, test_patch="",
+        trigger_tests=("toy.CalcTest::testAddNegative",), modified_classes=("toy.Calc",),
+        loaded_classes=(), relevant_tests=(), src_dir="src/main/java", test_dir="src/test/java",
+        failing_on_fixed=(), compile_fixes=fixes)
+    plan = plan_versions(bug, repo)
+    fixed_test = (TEST % "").replace("public class", "public final class").encode()
+    assert plan.fixed_files == {test: fixed_test}
+    assert plan.buggy_files == {calc: BUGGY_CALC.encode(), test: fixed_test}
+    assert plan.fixed_text(repo, test) == fixed_test.decode()
+    assert plan.fixed_text(repo, calc) == FIXED_CALC
+    write_manifests(tmp_path, {"Toy-2": plan}, {"Toy": repo})
+    manifest = (tmp_path / "bugs.toml").read_text(encoding="utf-8")
+    assert 'overlay = "overlays/Toy/2/fixed"' in manifest
+    assert 'overlay = "overlays/Toy/2/buggy"' in manifest
+
+
 def test_a_version_can_remove_files_of_its_tree(tmp_path: Path) -> None:
     from codereval.environments.base import ProjectSpec
     from codereval.errors import UserError

@@ -66,6 +66,9 @@ class Defects4jBug:
     # others running first: Defects4J removes both from its checkouts.
     failing_on_fixed: tuple[str, ...]
     dependent_tests: tuple[str, ...] = ()
+    # Defects4J's compile-errors/<name>-<first>-<last>.diff whose range holds this bug: fixes
+    # its checkouts get first, to compile and run on today's Java (in file-name order).
+    compile_fixes: tuple[str, ...] = ()
 
     @property
     def excluded_tests(self) -> tuple[str, ...]:
@@ -74,6 +77,22 @@ class Defects4jBug:
     @property
     def name(self) -> str:
         return f"{self.project}-{self.bug_id}"
+
+
+_COMPILE_FIX = re.compile(r"-(\d+)-(\d+)\.diff$")
+
+
+def _compile_fixes(folder: Path, bug_id: str) -> tuple[str, ...]:
+    """The texts of the compile-errors diffs whose id range holds ``bug_id`` (Defects4J's
+    ``_post_checkout``; ``*.optional.diff`` are not among them)."""
+    if not folder.is_dir() or not bug_id.isdigit():
+        return ()
+    chosen = []
+    for path in sorted(folder.iterdir()):
+        found = _COMPILE_FIX.search(path.name)
+        if found and int(found.group(1)) <= int(bug_id) <= int(found.group(2)):
+            chosen.append(path.read_text(encoding="utf-8", errors="surrogateescape"))
+    return tuple(chosen)
 
 
 def projects_folder(defects4j: Path) -> Path:
@@ -124,6 +143,7 @@ def load_bugs(defects4j: Path, project: str) -> list[Defects4jBug]:
             test_dir=test_dir,
             failing_on_fixed=trigger_tests(_text(folder / "failing_tests" / fixed)),
             dependent_tests=dependent,
+            compile_fixes=_compile_fixes(folder / "compile-errors", bug_id),
         ))
     return sorted(bugs, key=lambda b: (int(b.bug_id) if b.bug_id.isdigit() else 1 << 30,
                                        b.bug_id))

@@ -45,7 +45,6 @@ from codereval.families.coderujb.rebuild.versions import (
     BugVersions,
     NotRebuildable,
     commit_time,
-    file_at,
     plan_versions,
     write_overlay,
 )
@@ -203,6 +202,8 @@ def prepare_defects4j(
                     progress(reports[bug.name])
         for plan in plans.values():
             write_overlay(plan, staging / overlay_path(plan.bug))
+            if plan.fixed_files:
+                write_overlay(plan, staging / overlay_path(plan.bug, "fixed"), fixed=True)
         write_manifests(staging, plans, repositories)
         ctx = ctx_for(staging / "projects.toml")
         from codereval.families.coderujb.runner import CoderUjbRunner
@@ -311,7 +312,7 @@ def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: 
         runner.close()
 
     def read(path: str) -> str | None:
-        return file_at(repository, bug.fixed_revision, plan.at(path))
+        return plan.fixed_text(repository, path)
 
     common = {"project": bug.project, "bug_id": bug.bug_id, "src_dir": plan.source_root,
               "mappings": mappings, "read": read, "seen": seen, "truncate": truncate}
@@ -319,8 +320,8 @@ def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: 
             "ctg": ctg_rows(test_dir=plan.test_root, **common)}  # type: ignore[arg-type]
 
 
-def overlay_path(bug: Defects4jBug) -> str:
-    return f"overlays/{bug.project}/{bug.bug_id}/buggy"
+def overlay_path(bug: Defects4jBug, version: str = "buggy") -> str:
+    return f"overlays/{bug.project}/{bug.bug_id}/{version}"
 
 
 def _toml_string(value: str) -> str:
@@ -350,8 +351,12 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
                   f"test_roots = {_toml_list([plan.test_root])}"
                   + (f", subdir = {_toml_string(plan.root)}" if plan.root else "")
                   + (f", jars = {_toml_list(list(plan.jars))}" if plan.jars else ""))
+        fixed = ((f", overlay = {_toml_string(overlay_path(bug, 'fixed'))}"
+                  if plan.fixed_files else "")
+                 + (f", remove = {_toml_list(list(plan.fixed_deleted))}"
+                    if plan.fixed_deleted else ""))
         bugs += ["", f"[projects.{_toml_string(bug.project)}.bugs.{bug.bug_id}]",
-                 f"fixed = {{ {layout} }}",
+                 f"fixed = {{ {layout}{fixed} }}",
                  f"buggy = {{ {layout}, overlay = {_toml_string(overlay_path(bug))}"
                  + (f", remove = {_toml_list(list(plan.deleted))}" if plan.deleted else "")
                  + " }"]

@@ -30,7 +30,7 @@ from codereval.families.coderujb.rebuild.javasource import (
     code_context,
     commented,
 )
-from codereval.families.coderujb.rebuild.versions import BugVersions, file_at
+from codereval.families.coderujb.rebuild.versions import BugVersions
 
 APR_COMPLETE = (
     "{code_context}\n\n// You are a professional Java programmer, please fix the bug in the "
@@ -108,7 +108,7 @@ def single_function(plan: BugVersions, repository: Path) -> SingleFunction:
         raise NoTask(f"the fix modifies {len(bug.modified_classes)} classes, not one")
     relative = bug.modified_classes[0].replace(".", "/") + ".java"
     location = f"{plan.source_root}/{relative}"
-    fixed_text = file_at(repository, bug.fixed_revision, plan.at(location))
+    fixed_text = plan.fixed_text(repository, location)
     buggy_bytes = plan.buggy_files.get(location)
     if fixed_text is None or buggy_bytes is None:
         raise NoTask(f"{location} is not the file the source patch changes")
@@ -266,7 +266,7 @@ def itg_row(plan: BugVersions, repository: Path, report: IssueReport, *,
     if not method:
         raise NoTask(f"the first trigger test {test} names no method")
     location = f"{plan.test_root}/{test_class.replace('.', '/')}.java"
-    text = file_at(repository, bug.fixed_revision, plan.at(location))
+    text = plan.fixed_text(repository, location)
     if text is None:
         raise NoTask(f"{location} is not in the fixed revision")
     source = JavaSource(text)

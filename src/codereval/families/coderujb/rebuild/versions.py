@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codereval.families.coderujb.rebuild.metadata import Defects4jBug
@@ -49,10 +49,21 @@ class BugVersions:
     # Joda-Time lived in JodaTime/ before it moved to the root, and Defects4J's paths start
     # below it.
     root: str = ""
+    # The fixed version's files that Defects4J's compile fixes change (none for most bugs).
+    fixed_files: dict[str, bytes] = field(default_factory=dict)
+    fixed_deleted: tuple[str, ...] = ()
 
     def at(self, path: str) -> str:
         """A path of Defects4J's checkout as a path of the repository."""
         return f"{self.root}/{path}" if self.root else path
+
+    def fixed_text(self, repository: Path, path: str) -> str | None:
+        """A file of the fixed version (Defects4J's checkout path), compile fixes included."""
+        if path in self.fixed_files:
+            return _decoded(self.fixed_files[path])
+        if path in self.fixed_deleted:
+            return None
+        return file_at(repository, self.bug.fixed_revision, self.at(path))
 
 
 def git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
@@ -96,11 +107,14 @@ def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = Non
                                  "folder for its Ant build")
         build_dir = ""
     files = buggy_files(bug, repository, root=root)
+    fixed = fixed_files(bug, repository, root=root)
     return BugVersions(bug=bug, build_dir=build_dir, source_root=bug.src_dir,
                        test_root=bug.test_dir,
                        buggy_files={p: c for p, c in files.items() if c is not None},
                        jars=jars, deleted=tuple(p for p, c in files.items() if c is None),
-                       root=root)
+                       root=root,
+                       fixed_files={p: c for p, c in fixed.items() if c is not None},
+                       fixed_deleted=tuple(p for p, c in fixed.items() if c is None))
 
 
 def checkout_root(repository: Path, revision: str, src_dir: str) -> str:
@@ -148,12 +162,29 @@ def _build_root(repository: Path, revision: str, src_dir: str, root: str = "") -
 
 def buggy_files(bug: Defects4jBug, repository: Path, *,
                 root: str = "") -> dict[str, bytes | None]:
-    """The files the source patch changes, as they are in the buggy version (repository
-    paths; None for a file it deletes). The patch is applied with ``git apply`` to the fixed
-    revision's files."""
-    paths = list(dict.fromkeys(b for _, b in _DIFF_FILE.findall(bug.src_patch)))
-    if not paths:
+    """The files the buggy version has that differ from the fixed revision's (repository
+    paths; None for a file it deletes): Defects4J's compile fixes of the bug, then its source
+    patch, each applied with ``git apply`` to the fixed revision's files."""
+    if not _DIFF_FILE.findall(bug.src_patch):
         raise NotRebuildable("the source patch names no file")
+    return _patched(bug, repository, root=root,
+                    patches=[*(("a compile fix", f) for f in bug.compile_fixes),
+                             ("the source patch", bug.src_patch)])
+
+
+def fixed_files(bug: Defects4jBug, repository: Path, *,
+                root: str = "") -> dict[str, bytes | None]:
+    """The files Defects4J's compile fixes change in the fixed version (empty without
+    any): its checkouts get them first, to compile and run on today's Java."""
+    if not bug.compile_fixes:
+        return {}
+    return _patched(bug, repository, root=root,
+                    patches=[("a compile fix", f) for f in bug.compile_fixes])
+
+
+def _patched(bug: Defects4jBug, repository: Path, *, root: str,
+             patches: list[tuple[str, str]]) -> dict[str, bytes | None]:
+    paths = list(dict.fromkeys(b for _, text in patches for _, b in _DIFF_FILE.findall(text)))
     with tempfile.TemporaryDirectory(prefix="d4j-patch-") as tmp:
         tree = Path(tmp) / "tree"
         tree.mkdir()
@@ -164,14 +195,15 @@ def buggy_files(bug: Defects4jBug, repository: Path, *,
             target = tree / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(git(repository, "show", f"{bug.fixed_revision}:{stored}").stdout)
-        patch = Path(tmp) / "src.patch"
-        patch.write_text(bug.src_patch, encoding="utf-8")
-        applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)],
-                                 cwd=tree, capture_output=True, text=True)
-        if applied.returncode != 0:
-            why = applied.stderr.strip().splitlines()
-            raise NotRebuildable("the source patch does not apply to the fixed revision: "
-                                 + (why[0] if why else f"exit {applied.returncode}"))
+        for number, (what, text) in enumerate(patches):
+            patch = Path(tmp) / f"{number}.patch"
+            patch.write_text(text, encoding="utf-8", errors="surrogateescape")
+            applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)],
+                                     cwd=tree, capture_output=True, text=True)
+            if applied.returncode != 0:
+                why = applied.stderr.strip().splitlines()
+                raise NotRebuildable(f"{what} does not apply to the fixed revision: "
+                                     + (why[0] if why else f"exit {applied.returncode}"))
         found: dict[str, bytes | None] = {}
         for path in paths:
             target = tree / path
@@ -179,11 +211,14 @@ def buggy_files(bug: Defects4jBug, repository: Path, *,
         return found
 
 
-def write_overlay(versions: BugVersions, folder: Path) -> None:
+def write_overlay(versions: BugVersions, folder: Path, *, fixed: bool = False) -> None:
+    """The buggy version's files (or, with ``fixed``, the fixed version's compile-fixed
+    ones) laid out in ``folder``."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)  # a patch that only deletes files lays nothing over
-    for path, content in versions.buggy_files.items():
+    files = versions.fixed_files if fixed else versions.buggy_files
+    for path, content in files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
@@ -194,10 +229,14 @@ def file_at(repository: Path, revision: str, path: str) -> str | None:
     done = git(repository, "show", f"{revision}:{path}", check=False)
     if done.returncode != 0:
         return None
+    return _decoded(done.stdout)
+
+
+def _decoded(data: bytes) -> str:
     try:
-        return done.stdout.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return done.stdout.decode("latin-1")
+        return data.decode("latin-1")
 
 
 def commit_time(repository: Path, revision: str) -> int:
