@@ -525,8 +525,9 @@ def test_defects4js_compile_fixes_of_a_bug_go_into_both_versions_first(tmp_path:
                      "modern")
     errors = tmp_path / "compile-errors"
     errors.mkdir()
-    (errors / "test-1-3.diff").write_text(_git(repo, "diff", fixed, modern) + "\n",
-                                          encoding="utf-8")
+    # Some of Defects4J's fixes have no `diff --git` header, only ---/+++ lines.
+    headerless = _git(repo, "diff", fixed, modern).split("\n", 1)[1]
+    (errors / "test-1-3.diff").write_text(headerless + "\n", encoding="utf-8")
     (errors / "other-4-9.diff").write_text("not for bug 2\n", encoding="utf-8")
     (errors / "Opt-1-9.optional.diff").write_text("optional\n", encoding="utf-8")
     fixes = _compile_fixes(errors, "2")

@@ -172,6 +172,15 @@ def buggy_files(bug: Defects4jBug, repository: Path, *,
                              ("the source patch", bug.src_patch)])
 
 
+# The files a patch names: `diff --git` headers, or only ---/+++ lines (some of Defects4J's
+# compile fixes have no git header).
+_PATCH_PATH = re.compile(r"^(?:diff --git a/\S+ b/(\S+)|(?:---|\+\+\+) [ab]/(\S+))", re.M)
+
+
+def _patch_paths(text: str) -> list[str]:
+    return list(dict.fromkeys(a or b for a, b in _PATCH_PATH.findall(text)))
+
+
 def fixed_files(bug: Defects4jBug, repository: Path, *,
                 root: str = "") -> dict[str, bytes | None]:
     """The files Defects4J's compile fixes change in the fixed version (empty without
@@ -184,7 +193,7 @@ def fixed_files(bug: Defects4jBug, repository: Path, *,
 
 def _patched(bug: Defects4jBug, repository: Path, *, root: str,
              patches: list[tuple[str, str]]) -> dict[str, bytes | None]:
-    paths = list(dict.fromkeys(b for _, text in patches for _, b in _DIFF_FILE.findall(text)))
+    paths = list(dict.fromkeys(path for _, text in patches for path in _patch_paths(text)))
     with tempfile.TemporaryDirectory(prefix="d4j-patch-") as tmp:
         tree = Path(tmp) / "tree"
         tree.mkdir()
@@ -198,8 +207,12 @@ def _patched(bug: Defects4jBug, repository: Path, *, root: str,
         for number, (what, text) in enumerate(patches):
             patch = Path(tmp) / f"{number}.patch"
             patch.write_text(text, encoding="utf-8", errors="surrogateescape")
-            applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)],
-                                     cwd=tree, capture_output=True, text=True)
+            # As Defects4J applies its patches: -p1 (a/ and b/ prefixes), else -p0 or -p2.
+            for strip in ("-p1", "-p0", "-p2"):
+                applied = subprocess.run(["git", "apply", strip, "--whitespace=nowarn",
+                                          str(patch)], cwd=tree, capture_output=True, text=True)
+                if applied.returncode == 0:
+                    break
             if applied.returncode != 0:
                 why = applied.stderr.strip().splitlines()
                 raise NotRebuildable(f"{what} does not apply to the fixed revision: "
