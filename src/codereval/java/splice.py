@@ -9,6 +9,7 @@ fine when its tree holds no error and no missing node.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from tree_sitter import Node, Parser
@@ -73,13 +74,19 @@ def add_to_class(source: str, code: str, *, class_name: str, where: str = "") ->
 def annotated_tests(code: str) -> list[str]:
     """Names of the methods annotated ``@Test`` in ``code`` (one method or several, as a
     model writes them), in order; [] when none is annotated or the code does not parse."""
+    return _methods(code, _annotated_test)
+
+
+def _methods(code: str, chosen: Callable[[Node], bool]) -> list[str]:
+    """Names of the methods of ``code`` (a class body's members) that ``chosen`` accepts, in
+    order."""
     wrapped = "class __Sample__ {\n" + code + "\n}\n"
     tree = _parser().parse(wrapped.encode("utf-8"))
     names: list[str] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
-        if node.type == "method_declaration" and _annotated_test(node):
+        if node.type == "method_declaration" and chosen(node):
             name = node.child_by_field_name("name")
             if name is not None and name.text is not None:
                 names.append(name.text.decode("utf-8"))
@@ -103,17 +110,7 @@ def declared_tests(code: str, *, junit3: bool = False) -> list[str]:
     names = annotated_tests(code)
     if names or not junit3:
         return names
-    wrapped = "class __Sample__ {\n" + code + "\n}\n"
-    tree = _parser().parse(wrapped.encode("utf-8"))
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "method_declaration" and _junit3_test(node):
-            name = node.child_by_field_name("name")
-            if name is not None and name.text is not None:
-                names.append(name.text.decode("utf-8"))
-        stack.extend(reversed(node.children))
-    return names
+    return _methods(code, _junit3_test)
 
 
 def _junit3_test(method: Node) -> bool:
