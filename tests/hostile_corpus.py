@@ -545,7 +545,9 @@ CORPUS["java"] = (JAVA, java_code)
 # (CoderEval-Java, CoderUJB's FCG and APR) or added to its test class as a test method
 # (CoderUJB's CTG and ITG), with two that only a project can be aimed at: its sources and
 # build output ({project}: the folder holding the built environments), and the folders of other
-# samples and evaluations ({others}: where their work roots live).
+# samples and evaluations ({others}: where their work roots live). The reader prints only what
+# holds a secret: the other work folders of a busy machine (CI's other workers) would push the
+# planted one out of the outcome's output tail.
 JAVA_PROJECT: list[tuple[str, str]] = [
     ("writes into the project and its build output",
      "try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk("
@@ -557,7 +559,8 @@ JAVA_PROJECT: list[tuple[str, str]] = [
      "try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk("
      "java.nio.file.Path.of(\"{others}\"), 6)) { s.filter(p -> p.toString().contains("
      "\"codereval-work-\") && java.nio.file.Files.isRegularFile(p)).forEach(p -> { try { "
-     "System.out.println(p + \": \" + java.nio.file.Files.readString(p)); "
+     "String text = java.nio.file.Files.readString(p); "
+     "if (text.contains(\"SECRET-\")) System.out.println(p + \": \" + text); "
      "} catch (Exception e) {} }); }"),
 ]
 
