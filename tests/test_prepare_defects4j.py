@@ -476,6 +476,31 @@ def test_a_patch_that_deletes_a_file_gives_a_buggy_version_without_it(tmp_path: 
     assert plan.buggy_files == {"src/main/java/toy/Calc.java": BUGGY_CALC.encode()}
 
 
+def test_an_lf_patch_applies_to_a_crlf_file_which_keeps_its_crlf(tmp_path: Path) -> None:
+    """Some old revisions of a public history keep CRLF where Defects4J's own repositories,
+    and so its patches, have LF (Math-106): the patch still applies, line endings kept."""
+    from codereval.families.coderujb.rebuild.metadata import Defects4jBug
+    from codereval.families.coderujb.rebuild.versions import plan_versions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _git(repo, "config", "core.autocrlf", "false")
+    calc = "src/main/java/toy/Calc.java"
+    buggy = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC}, "buggy")
+    fixed = _commit(repo, {calc: FIXED_CALC}, "fixed")
+    lf_patch = _git(repo, "diff", fixed, buggy) + "\n"
+    crlf = _commit(repo, {calc: FIXED_CALC.replace("\n", "\r\n")}, "fixed, as CRLF")
+    bug = Defects4jBug(
+        project="Toy", bug_id="6", buggy_revision=buggy, fixed_revision=crlf,
+        report_id="", report_url="", src_patch=lf_patch, test_patch="",
+        trigger_tests=("toy.CalcTest::testAddNegative",), modified_classes=("toy.Calc",),
+        loaded_classes=(), relevant_tests=(), src_dir="src/main/java", test_dir="src/test/java",
+        failing_on_fixed=())
+    plan = plan_versions(bug, repo)
+    assert plan.buggy_files == {calc: BUGGY_CALC.replace("\n", "\r\n").encode()}
+
+
 def test_a_project_kept_in_a_folder_of_its_repository_is_rebuilt_from_that_folder(
     tmp_path: Path,
 ) -> None:

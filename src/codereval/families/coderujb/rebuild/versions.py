@@ -207,21 +207,44 @@ def _patched(bug: Defects4jBug, repository: Path, *, root: str,
         for number, (what, text) in enumerate(patches):
             patch = Path(tmp) / f"{number}.patch"
             patch.write_text(text, encoding="utf-8", errors="surrogateescape")
-            # As Defects4J applies its patches: -p1 (a/ and b/ prefixes), else -p0 or -p2.
-            for strip in ("-p1", "-p0", "-p2"):
-                applied = subprocess.run(["git", "apply", strip, "--whitespace=nowarn",
-                                          str(patch)], cwd=tree, capture_output=True, text=True)
-                if applied.returncode == 0:
-                    break
-            if applied.returncode != 0:
-                why = applied.stderr.strip().splitlines()
-                raise NotRebuildable(f"{what} does not apply to the fixed revision: "
-                                     + (why[0] if why else f"exit {applied.returncode}"))
+            failure = _apply(patch, tree)
+            if failure is not None:
+                failure = _apply_over_lf(patch, tree, [tree / path for path in paths])
+            if failure is not None:
+                raise NotRebuildable(f"{what} does not apply to the fixed revision: {failure}")
         found: dict[str, bytes | None] = {}
         for path in paths:
             target = tree / path
             found[path] = target.read_bytes() if target.is_file() else None
         return found
+
+
+def _apply(patch: Path, tree: Path) -> str | None:
+    """Apply ``patch`` in ``tree`` as Defects4J does: -p1 (a/ and b/ prefixes), else -p0 or
+    -p2. None when it applied, else git's first complaint."""
+    for strip in ("-p1", "-p0", "-p2"):
+        applied = subprocess.run(["git", "apply", strip, "--whitespace=nowarn", str(patch)],
+                                 cwd=tree, capture_output=True, text=True)
+        if applied.returncode == 0:
+            return None
+    why = applied.stderr.strip().splitlines()
+    return why[0] if why else f"exit {applied.returncode}"
+
+
+def _apply_over_lf(patch: Path, tree: Path, files: list[Path]) -> str | None:
+    """Apply ``patch`` to the CRLF files among ``files`` read as LF, then give them their CRLF
+    back. Some old revisions of the public histories keep CRLF where Defects4J's own
+    repositories (and so its patches) have LF (Math-106)."""
+    crlf = [path for path in files if path.is_file() and b"\r\n" in path.read_bytes()]
+    if not crlf:
+        return _apply(patch, tree)
+    for path in crlf:
+        path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n"))
+    failure = _apply(patch, tree)
+    for path in crlf:
+        if path.is_file():
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    return failure
 
 
 def write_overlay(versions: BugVersions, folder: Path, *, fixed: bool = False) -> None:
