@@ -595,3 +595,78 @@ def test_a_version_can_remove_files_of_its_tree(tmp_path: Path) -> None:
     assert (fixed / "a" / "Gone.java").exists()
     with pytest.raises(UserError, match=r"cannot remove a/Missing\.java"):
         version_spec(bugs, "2b", root=tmp_path / "cache")
+
+
+HOG = """package hog;
+
+public class Hog {
+    public int add(int a, int b) {
+%s
+    }
+}
+"""
+
+HOG_TEST = """package hog;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class HogTest {
+    @Test
+    public void testAdd() {
+        assertEquals(5, new Hog().add(2, 3));
+    }
+
+    @Test
+    public void testSmall() {
+        assertEquals(0, 0);
+    }
+}
+"""
+
+
+def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
+    tmp_path: Path, ujb_env_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lang-43's trigger test runs out of memory on the buggy version, which brings down the
+    run of its whole class: its trigger tests then run one by one, and one that runs out of
+    memory alone fails, as JUnit under Defects4J records it."""
+    from codereval.cli.app import main
+
+    repo = tmp_path / "checkouts" / "Hog"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q")
+    source, test = "src/main/java/hog/Hog.java", "src/test/java/hog/HogTest.java"
+    hogging = ("        java.util.List<long[]> all = new java.util.ArrayList<>();\n"
+               "        while (true) {\n            all.add(new long[1 << 22]);\n        }")
+    buggy = _commit(repo, {"pom.xml": POM.replace("<groupId>org.toy</groupId>",
+                                                  "<groupId>org.hog</groupId>"),
+                           source: HOG % hogging, test: HOG_TEST}, "buggy")
+    fixed = _commit(repo, {source: HOG % "        return a + b;"}, "fixed")
+    meta = tmp_path / "defects4j" / "framework" / "projects" / "Hog"
+    for folder in ("patches", "trigger_tests", "modified_classes"):
+        (meta / folder).mkdir(parents=True)
+    (meta / "active-bugs.csv").write_text(
+        "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n"
+        f"1,{buggy},{fixed},HOG-1,https://example.org/HOG-1\n", encoding="utf-8")
+    (meta / "dir-layout.csv").write_text(
+        "".join(f"{rev},src/main/java,src/test/java\n" for rev in (buggy, fixed)),
+        encoding="utf-8")
+    (meta / "patches" / "1.src.patch").write_text(
+        _git(repo, "diff", fixed, buggy, "--", "src/main") + "\n", encoding="utf-8")
+    (meta / "trigger_tests" / "1").write_text(
+        "--- hog.HogTest::testAdd\njava.lang.OutOfMemoryError: Java heap space\n",
+        encoding="utf-8")
+    (meta / "modified_classes" / "1.src").write_text("hog.Hog\n", encoding="utf-8")
+    monkeypatch.setenv("CODEREVAL_HOME", str(ujb_env_root))
+    out = tmp_path / "out"
+    try:
+        main(["prepare", "defects4j", "--defects4j", str(tmp_path / "defects4j"),
+              "--checkouts", str(tmp_path / "checkouts"), "--bugs", "Hog-1", "--out", str(out)])
+    except SystemExit as exc:
+        assert not exc.code, f"prepare exited {exc.code}"
+    bug = _rebuild(out)["Hog-1"]
+    assert bug["status"] == "reproduced", bug
+    assert bug["failing_buggy"] == ["hog.HogTest::testAdd"]
+    assert "ran one by one, 1 of them not to their end either" in str(bug["note"]), bug

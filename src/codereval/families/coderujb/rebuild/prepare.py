@@ -66,6 +66,7 @@ class BugReport:
     bug_id: str
     status: str  # reproduced | not_reproduced | not_rebuilt
     reason: str = ""
+    note: str = ""  # how a reproduced bug was checked, when not the usual way
     fixed_revision: str = ""
     failing_fixed: tuple[str, ...] = ()
     failing_buggy: tuple[str, ...] = ()
@@ -216,7 +217,8 @@ def prepare_defects4j(
                                             name=bug.name, trigger=bug.trigger_tests,
                                             excluded=bug.excluded_tests)
             report = _report(bug, status="reproduced" if found.reproduced else "not_reproduced",
-                             reason=found.reason, failing_fixed=found.failing_fixed,
+                             reason=found.reason, note=found.note,
+                             failing_fixed=found.failing_fixed,
                              failing_buggy=found.failing_buggy,
                              build_seconds=found.build_seconds,
                              test_seconds=found.test_seconds)
@@ -368,11 +370,11 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
     (folder / "bugs.toml").write_text("\n".join(bugs) + "\n", encoding="utf-8")
 
 
-def _report(bug: Defects4jBug, *, status: str, reason: str = "",
+def _report(bug: Defects4jBug, *, status: str, reason: str = "", note: str = "",
             failing_fixed: tuple[str, ...] = (), failing_buggy: tuple[str, ...] = (),
             build_seconds: float = 0.0, test_seconds: float = 0.0) -> BugReport:
     return BugReport(bug=bug.name, project=bug.project, bug_id=bug.bug_id, status=status,
-                     reason=reason, fixed_revision=bug.fixed_revision,
+                     reason=reason, note=note, fixed_revision=bug.fixed_revision,
                      failing_fixed=failing_fixed, failing_buggy=failing_buggy,
                      trigger_tests=bug.trigger_tests, build_seconds=build_seconds,
                      test_seconds=test_seconds)
