@@ -9,6 +9,9 @@ The fixture project `Toy` has three bugs:
 2. Defects4J's record says `CalcTest::testAddPositive` triggers a bug whose patch changes
    nothing that test reaches: the rebuild does not reproduce it, and it gives no task.
 3. Its fixed revision has no pom.xml (an Ant build): not rebuilt.
+
+A second project, `Hog`, has one bug whose buggy version fills the heap in its trigger test,
+and a dependency jar that adds a class to a package of the JDK's (as Xerces 2.4 does).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -619,32 +623,53 @@ public class HogTest {
     }
 
     @Test
-    public void testSmall() {
-        assertEquals(0, 0);
+    public void testDraftOfTheParser() throws Exception {
+        Class<?> draft = Class.forName("org.w3c.dom.ls.DocumentLS");
+        assertEquals(3, draft.getField("DRAFT").get(null));
     }
 }
 """
 
+HOG_POM = POM.replace("<groupId>org.toy</groupId>", "<groupId>org.hog</groupId>").replace(
+    "  </dependencies>",
+    "    <dependency>\n      <groupId>org.hog</groupId>\n      <artifactId>parser</artifactId>\n"
+    "      <version>2.4</version>\n      <scope>system</scope>\n"
+    "      <systemPath>${project.basedir}/lib/parser.jar</systemPath>\n    </dependency>\n"
+    "  </dependencies>")
 
-def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
-    tmp_path: Path, ujb_env_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Lang-43's trigger test runs out of memory on the buggy version, which brings down the
-    run of its whole class: its trigger tests then run one by one, and one that runs out of
-    memory alone fails, as JUnit under Defects4J records it."""
+
+def _draft_jar(folder: Path) -> bytes:
+    """A parser's jar carrying a DOM draft in a package of the JDK's (as Xerces 2.4 does)."""
+    source = folder / "DocumentLS.java"
+    source.write_text("package org.w3c.dom.ls;\npublic interface DocumentLS { int DRAFT = 3; }\n",
+                      encoding="utf-8")
+    subprocess.run(["javac", "--release", "8", "-d", str(folder / "classes"), str(source)],
+                   check=True, capture_output=True)
+    jar = folder / "parser.jar"
+    with zipfile.ZipFile(jar, "w") as out:
+        out.write(folder / "classes" / "org/w3c/dom/ls/DocumentLS.class",
+                  "org/w3c/dom/ls/DocumentLS.class")
+    return jar.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def hog(tmp_path_factory: pytest.TempPathFactory, ujb_env_root: Path) -> dict[str, object]:
+    """Hog-1: the buggy `add` fills the heap; the project's parser jar adds a class to a package
+    of the JDK's."""
     from codereval.cli.app import main
 
-    repo = tmp_path / "checkouts" / "Hog"
+    root = tmp_path_factory.mktemp("hog")
+    repo = root / "checkouts" / "Hog"
     repo.mkdir(parents=True)
     _git(repo, "init", "-q")
+    (repo / "lib").mkdir()
+    (repo / "lib" / "parser.jar").write_bytes(_draft_jar(root))
     source, test = "src/main/java/hog/Hog.java", "src/test/java/hog/HogTest.java"
     hogging = ("        java.util.List<long[]> all = new java.util.ArrayList<>();\n"
                "        while (true) {\n            all.add(new long[1 << 22]);\n        }")
-    buggy = _commit(repo, {"pom.xml": POM.replace("<groupId>org.toy</groupId>",
-                                                  "<groupId>org.hog</groupId>"),
-                           source: HOG % hogging, test: HOG_TEST}, "buggy")
+    buggy = _commit(repo, {"pom.xml": HOG_POM, source: HOG % hogging, test: HOG_TEST}, "buggy")
     fixed = _commit(repo, {source: HOG % "        return a + b;"}, "fixed")
-    meta = tmp_path / "defects4j" / "framework" / "projects" / "Hog"
+    meta = root / "defects4j" / "framework" / "projects" / "Hog"
     for folder in ("patches", "trigger_tests", "modified_classes"):
         (meta / folder).mkdir(parents=True)
     (meta / "active-bugs.csv").write_text(
@@ -659,14 +684,31 @@ def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
         "--- hog.HogTest::testAdd\njava.lang.OutOfMemoryError: Java heap space\n",
         encoding="utf-8")
     (meta / "modified_classes" / "1.src").write_text("hog.Hog\n", encoding="utf-8")
-    monkeypatch.setenv("CODEREVAL_HOME", str(ujb_env_root))
-    out = tmp_path / "out"
+    out = root / "out"
+    patch = pytest.MonkeyPatch()
+    patch.setenv("CODEREVAL_HOME", str(ujb_env_root))
     try:
-        main(["prepare", "defects4j", "--defects4j", str(tmp_path / "defects4j"),
-              "--checkouts", str(tmp_path / "checkouts"), "--bugs", "Hog-1", "--out", str(out)])
+        main(["prepare", "defects4j", "--defects4j", str(root / "defects4j"),
+              "--checkouts", str(root / "checkouts"), "--bugs", "Hog-1", "--out", str(out)])
     except SystemExit as exc:
         assert not exc.code, f"prepare exited {exc.code}"
-    bug = _rebuild(out)["Hog-1"]
-    assert bug["status"] == "reproduced", bug
-    assert bug["failing_buggy"] == ["hog.HogTest::testAdd"]
-    assert "ran one by one, 1 of them not to their end either" in str(bug["note"]), bug
+    finally:
+        patch.undo()
+    return _rebuild(out)["Hog-1"]
+
+
+def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
+        hog: dict[str, object]) -> None:
+    """Lang-43's trigger test runs out of memory on the buggy version, which brings down the
+    run of its whole class: its trigger tests then run one by one, and one that runs out of
+    memory alone fails, as JUnit under Defects4J records it."""
+    assert hog["status"] == "reproduced", hog
+    assert hog["failing_buggy"] == ["hog.HogTest::testAdd"]
+    assert "ran one by one, 1 of them not to their end either" in str(hog["note"]), hog
+
+
+def test_classes_a_dependency_adds_to_the_jdks_packages_load_as_on_java_8(
+        hog: dict[str, object]) -> None:
+    """JxPath's DOM tests need Xerces 2.4's drafts in org.w3c.dom.ls: the fixed version
+    fails no test."""
+    assert hog["failing_fixed"] == [], hog

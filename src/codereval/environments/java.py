@@ -37,6 +37,7 @@ from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.errors import ToolchainMissing, UserError
 from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
+from codereval.java.module_patches import module_patches
 from codereval.java.platform_api import release_api
 from codereval.java.toolchain import (
     JAVA_LOCALE_FLAGS,
@@ -99,6 +100,12 @@ class JavaEnvInfo:
 
     def read_source(self, path: Path) -> str:
         return path.read_text(encoding=python_codec(self.encoding))
+
+    def module_patches(self) -> dict[str, Path]:
+        """The classes its dependency jars add to the JDK's packages, as a jar per module to
+        start its JVMs with (``--patch-module``): Java 8 loaded them, Java 9's modules hide
+        them (``codereval.java.module_patches``)."""
+        return module_patches(self.dependencies)
 
     def compile_options(self) -> list[str]:
         """javac options for a sample: as the project was compiled."""

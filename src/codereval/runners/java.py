@@ -48,6 +48,7 @@ from codereval.java.inject import (
     inject_method,
     package_of,
 )
+from codereval.java.module_patches import patch_flags
 from codereval.java.recording import REPLAY_JVM_FLAGS, RecorderTools, ensure_recorder, uses_replay
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.model import (
@@ -185,6 +186,10 @@ class JavaProjectRunner(Runner):
                                  why_not="a recorded test (its replay library)")
         if not self.class_sharing:
             return ClassPathPlan(archive=None, classpath=(*own, *shared), why_not="turned off")
+        if info.module_patches():
+            # The JDK turns class-data sharing off for a JVM whose modules are patched.
+            return ClassPathPlan(archive=None, classpath=(*own, *shared),
+                                 why_not="the JDK's modules patched (classpath classes)")
         return self._shared_archives(ctx.sandbox).plan(
             env_root=info.root, mode=mode, classpath=shared, sample_folders=own)
 
@@ -413,7 +418,9 @@ class JavaProjectRunner(Runner):
         heap = [f"-Xmx{max(64, memory * 3 // 5)}m"] if memory else []
         mode = "junit" if test.kind in JUNIT_KINDS else "main"
         opens = REPLAY_JVM_FLAGS if test.replay else ()
+        patches = info.module_patches()
         argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *plan.flags(), *heap, *opens,
+                *patch_flags(patches),
                 f"-Djava.io.tmpdir={scratch}", f"{SAMPLE_CLASSES}{classes}",
                 "-cp", os.pathsep.join(map(str, classpath)), HARNESS_MAIN, mode, test.class_name)
         # The JVM reserves far more address space than it uses: memory is held by -Xmx and
@@ -426,7 +433,8 @@ class JavaProjectRunner(Runner):
         archive = [plan.archive.path] if plan.archive is not None else []
         # A warm worker has its slot's folders mounted already; a mount of the sample's own
         # classes would make every sample's request need a worker of its own.
-        needed = [*([] if in_slot else [classes]), info.root, *outside, *archive]
+        needed = [*([] if in_slot else [classes]), info.root, *outside, *archive,
+                  *patches.values()]
         mounts = tuple(Mount(source=p, target=p) for p in dict.fromkeys(needed) if p.exists())
         return ExecRequest(argv=argv, cwd=scratch, scratch=scratch, env=env, mounts=mounts,
                            stdin=(marker + "\n").encode(), limits=limits)

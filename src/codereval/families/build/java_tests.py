@@ -66,6 +66,7 @@ from codereval.java.artifacts import (
     ArtifactUnavailable,
     ensure_artifact,
 )
+from codereval.java.module_patches import module_patches, patch_flags
 from codereval.java.recording import (
     GENERATE_MAIN,
     REPLAY_JVM_FLAGS,
@@ -597,15 +598,17 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
         for kind, main in launches:
             # The JDK's packages opened to every unnamed module, as projects moving to Java 17
             # open them in their Surefire argLine (mocking libraries reflect into java.lang).
+            patches = module_patches(run_cp)
             argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
                     *(f"-D{name}={value}" for name, value in module.properties),
-                    *REPLAY_JVM_FLAGS, f"-javaagent:{tools.agent_jar}={config}",
+                    *REPLAY_JVM_FLAGS, *patch_flags(patches),
+                    f"-javaagent:{tools.agent_jar}={config}",
                     f"-Djava.io.tmpdir={work / f'scratch-{number}'}",
                     "-cp", os.pathsep.join(map(str, run_cp)), *main]
             result = _sandbox_run(
                 sandbox, argv, cwd=workdir, scratch=work / f"scratch-{number}",
                 readable=[info.project_root, info.root, tools.agent_jar,
-                          *_outside(run_cp, info.root)],
+                          *_outside(run_cp, info.root), *patches.values()],
                 writable=[work], wall=timeout, memory_mb=SUITE_HEAP_MB + 1024,
                 processes=SUITE_THREADS)
             stdout = result.stdout.decode("utf-8", "replace")
@@ -732,12 +735,14 @@ def generate_calls(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recor
               for t in targets for kind, value in t.seeds]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run_cp = [*tools.generator_classpath, info.classes, *info.dependencies]
+    patches = module_patches(run_cp)
     argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, "-Xmx1g", *REPLAY_JVM_FLAGS,
-            f"-Djava.io.tmpdir={work / 'scratch-generate'}",
+            *patch_flags(patches), f"-Djava.io.tmpdir={work / 'scratch-generate'}",
             "-cp", os.pathsep.join(map(str, run_cp)), GENERATE_MAIN, str(config)]
     result = _sandbox_run(sandbox, argv, cwd=info.project_root,
                           scratch=work / "scratch-generate",
-                          readable=[info.project_root, info.root, *_outside(run_cp, info.root)],
+                          readable=[info.project_root, info.root, *_outside(run_cp, info.root),
+                                    *patches.values()],
                           writable=[work], wall=timeout, memory_mb=2048)
     with (work / "generate.log").open("a", encoding="utf-8") as handle:
         handle.write(result.stdout.decode("utf-8", "replace")
@@ -848,6 +853,7 @@ def calibrate(info: JavaEnvInfo, tests: dict[str, tuple[Target, list[Call]]], *,
             results[task_id] = "the replay test does not compile"
     runnable = [t for t in tests if t not in results]
     run_cp = [classes, *classpath]
+    patches = module_patches(run_cp)
 
     def one(task_id: str, run: int) -> tuple[str, set[int] | str]:
         target = tests[task_id][0]
@@ -855,12 +861,13 @@ def calibrate(info: JavaEnvInfo, tests: dict[str, tuple[Target, list[Call]]], *,
         report = work / "calibrate" / f"{task_id}-{run}.txt"
         report.parent.mkdir(parents=True, exist_ok=True)
         argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, *REPLAY_JVM_FLAGS, "-Xmx1g",
-                "-XX:TieredStopAtLevel=1", f"-Dcodereval.replay.calibrate={report}",
+                "-XX:TieredStopAtLevel=1", *patch_flags(patches),
+                f"-Dcodereval.replay.calibrate={report}",
                 "-cp", os.pathsep.join(map(str, run_cp)), name]
         result = _sandbox_run(sandbox, argv, cwd=info.project_root,
                               scratch=work / "scratch-replay" / f"{task_id}-{run}",
                               readable=[info.project_root, info.root,
-                                        *_outside(run_cp, info.root)],
+                                        *_outside(run_cp, info.root), *patches.values()],
                               writable=[report.parent], wall=timeout, memory_mb=2048)
         if not report.is_file():
             error = result.stderr.decode("utf-8", "replace").strip().splitlines()

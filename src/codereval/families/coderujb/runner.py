@@ -61,6 +61,7 @@ from codereval.java.jacoco import (
     agent_option,
     class_coverage,
 )
+from codereval.java.module_patches import patch_flags
 from codereval.java.splice import (
     SpliceError,
     declared_tests,
@@ -548,8 +549,10 @@ class CoderUjbRunner(Runner):
                          else "-Dcodereval.jacoco=dump"]
                 outside.append(jar)
                 writable.append(exec_file.parent)
+            patches = info.module_patches()
+            outside += patches.values()
             argv = (str(find_jdk().java), *JAVA_LOCALE_FLAGS, *JVM_FLAGS, *JAVA8_OPENS, *heap,
-                    *agent,
+                    *patch_flags(patches), *agent,
                     f"-Djava.io.tmpdir={scratch}",
                     *([f"{SAMPLE_CLASSES}{classes}"] if classes is not None else []),
                     "-cp", os.pathsep.join(map(str, classpath)), HARNESS_MAIN, "tests", *selectors)
