@@ -9,6 +9,7 @@ archives, which this machine cannot fetch.
 
     python bench/defects4j_rebuild.py bench/d4j
     python bench/defects4j_rebuild.py bench/d4j-lang bench/d4j-math   # several runs, one table
+    (a bug in several of them counts once, as the last one given has it)
     python bench/defects4j_rebuild.py bench/d4j --run -- --defects4j defects4j \\
         --checkouts repos --projects Lang,Cli --issues bug_report.json
 """
@@ -44,8 +45,14 @@ def main() -> None:
         wall = time.monotonic() - started
         if done.returncode != 0:
             sys.exit(done.returncode)
-    rows = [json.loads(line) for out in args.outs for line in
-            (out / "rebuild.jsonl").read_text(encoding="utf-8").splitlines()]
+    # A bug in several runs counts once: the last OUT given holds its latest rebuild.
+    latest: dict[str, dict[str, object]] = {}
+    for out in args.outs:
+        for line in (out / "rebuild.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            latest.pop(str(row["bug"]), None)
+            latest[str(row["bug"])] = row
+    rows = list(latest.values())
     per: dict[str, list[dict[str, object]]] = defaultdict(list)
     for row in rows:
         per[str(row["project"])].append(row)
