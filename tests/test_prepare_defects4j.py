@@ -712,3 +712,13 @@ def test_classes_a_dependency_adds_to_the_jdks_packages_load_as_on_java_8(
     """JxPath's DOM tests need Xerces 2.4's drafts in org.w3c.dom.ls: the fixed version
     fails no test."""
     assert hog["failing_fixed"] == [], hog
+
+
+def test_a_kind_the_latest_bug_makes_no_row_of_says_why(hog: dict[str, object]) -> None:
+    """Hog's functions and tests have no documentation, which CoderUJB's FCG and CTG need:
+    the report says the rules found nothing in a map that is not empty."""
+    no_tasks = hog["no_tasks"]
+    assert isinstance(no_tasks, dict)
+    for kind in ("fcg", "ctg"):
+        assert re.fullmatch(r"none of the \d+ function-test pairs of its fixed version's map "
+                            r"passes CoderUJB's rules", no_tasks[kind]), no_tasks

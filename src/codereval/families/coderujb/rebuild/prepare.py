@@ -252,11 +252,19 @@ def prepare_defects4j(
                 reports[latest.bug.name] = replace(
                     reports[latest.bug.name], no_tasks={"fcg": tested, "ctg": tested})
                 continue
-            for kind, made_rows in tested.items():
+            made_tested, pairs = tested
+            for kind, made_rows in made_tested.items():
                 for row in made_rows:
                     by_kind[kind].setdefault(str(row["task_id"]), row)
-            reports[latest.bug.name] = replace(reports[latest.bug.name], tasks={
-                k: len(v) for k, v in tested.items() if v})
+            # A kind with no row says why: an empty map is not the rules finding nothing.
+            reports[latest.bug.name] = replace(
+                reports[latest.bug.name],
+                tasks={k: len(v) for k, v in made_tested.items() if v},
+                no_tasks={k: (f"none of the {pairs} function-test pairs of its fixed "
+                              "version's map passes CoderUJB's rules" if pairs else
+                              "its fixed version's function-test map is empty (no test ran a "
+                              "function of the project's classes)")
+                          for k, v in made_tested.items() if not v})
         for name, plan in plans.items():
             if reports[name].status != "reproduced":
                 continue
@@ -295,9 +303,9 @@ def prepare_defects4j(
 
 
 def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: SeenNames,
-                 truncate: Truncate | None) -> dict[str, list[dict[str, Any]]] | str:
+                 truncate: Truncate | None) -> tuple[dict[str, list[dict[str, Any]]], int] | str:
     """FCG and CTG rows of a project's latest bug, from its fixed version's function-test
-    map; or why there are none."""
+    map, and the map's size; or why there are none."""
     from codereval.families.coderujb.runner import CoderUjbRunner
 
     bug = plan.bug
@@ -318,8 +326,9 @@ def _tested_rows(plan: BugVersions, repository: Path, *, ctx: RunContext, seen: 
 
     common = {"project": bug.project, "bug_id": bug.bug_id, "src_dir": plan.source_root,
               "mappings": mappings, "read": read, "seen": seen, "truncate": truncate}
-    return {"fcg": fcg_rows(**common),  # type: ignore[arg-type]
-            "ctg": ctg_rows(test_dir=plan.test_root, **common)}  # type: ignore[arg-type]
+    return ({"fcg": fcg_rows(**common),  # type: ignore[arg-type]
+             "ctg": ctg_rows(test_dir=plan.test_root, **common)},  # type: ignore[arg-type]
+            len(mappings))
 
 
 def overlay_path(bug: Defects4jBug, version: str = "buggy") -> str:
