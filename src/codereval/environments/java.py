@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from codereval.environments.base import Environment, EnvironmentBuilder, Project
 from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
+from codereval.environments.staging import staging_dir, sweep_staging, temporary_staging
 from codereval.errors import ToolchainMissing, UserError
 from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
 from codereval.java.module_patches import module_patches
@@ -243,7 +243,8 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
         jdk = find_jdk()
         envs = root / "envs"
         envs.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".fetch-", dir=envs) as tmp:
+        sweep_staging(envs)
+        with temporary_staging(envs, "fetch") as tmp:
             fetched = Path(tmp) / "src"
             try:
                 # The key needs the source's hash: a local directory is hashed where it is (so
@@ -276,7 +277,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     env = Environment(spec=spec, path=target, key=key, ready=True)
                     self.last_report = BuildReport(env=env, action="cached")
                     return env
-                staging = Path(tempfile.mkdtemp(prefix=f".{spec.slug}-{key}.", dir=envs))
+                staging = staging_dir(envs, f"{spec.slug}-{key}")
                 try:
                     self._build_into(staging, spec=spec, source=source, move=local is None)
                 except (BuildFailed, ToolchainMissing, OSError) as exc:

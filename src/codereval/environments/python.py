@@ -31,7 +31,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ from typing import Any
 from codereval.environments.base import Environment, EnvironmentBuilder, ProjectSpec
 from codereval.environments.edits import EditFailed, apply_edits
 from codereval.environments.sources import fetch_source, local_source_dir
+from codereval.environments.staging import sweep_staging, temporary_staging
 from codereval.errors import ToolchainMissing, UserError
 from codereval.model import HARNESS_VERSION, Language
 from codereval.workspace.views import make_read_only, remove_tree, seal, tree_hash
@@ -247,7 +247,8 @@ class PythonEnvironmentBuilder(EnvironmentBuilder):
         """Build the environment for ``spec`` under ``root`` or reuse the cached one."""
         envs_dir = root / "envs"
         envs_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".fetch-", dir=envs_dir) as tmp:
+        sweep_staging(envs_dir)
+        with temporary_staging(envs_dir, "fetch") as tmp:
             # The key needs the source's hash: a local directory is hashed where it is (so a
             # cached environment costs one read), anything else is fetched first.
             local = local_source_dir(spec)
