@@ -69,3 +69,21 @@ def test_the_next_build_sweeps_what_a_killed_one_left(
         builder().build(spec, root=tmp_path)
     assert not dead.exists()
     assert [p.name for p in envs.iterdir() if p.name.startswith(".fetch")] == []
+
+
+def test_an_evaluation_sweeps_the_work_roots_of_killed_ones() -> None:
+    """The same rule for evaluations' work roots in the temp folder."""
+    import tempfile
+
+    from codereval.executors.sample import WORK_PREFIX, make_work_root
+    from codereval.workspace.views import remove_tree
+
+    dead = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{_dead_pid()}-"))
+    (dead / "sample-3").mkdir()
+    (dead / "sample-3" / "solution.py").write_text("pass\n", encoding="utf-8")
+    mine = make_work_root()
+    try:
+        assert not dead.exists()
+        assert mine.is_dir() and mine.name.startswith(f"{WORK_PREFIX}{os.getpid()}-")
+    finally:
+        remove_tree(mine)

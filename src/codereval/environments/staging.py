@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from codereval.workspace.leftovers import sweep_dead
+
 # .<label>.<pid>-<random>: what staging_dir makes.
 _STAGING = re.compile(r"^\..+\.(\d+)-[^.]+$")
 
@@ -40,25 +42,4 @@ def temporary_staging(envs: Path, label: str) -> Iterator[Path]:
 
 def sweep_staging(envs: Path) -> list[Path]:
     """Remove the staging folders in ``envs`` of processes that no longer run; the removed."""
-    removed: list[Path] = []
-    if not envs.is_dir():
-        return removed
-    for path in envs.iterdir():
-        found = _STAGING.match(path.name)
-        if found is None or not path.is_dir() or _alive(int(found.group(1))):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return sweep_dead(envs, _STAGING)

@@ -9,6 +9,7 @@ and the executor that ran it), so the driver only stores what it receives.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 import time
@@ -17,10 +18,11 @@ from pathlib import Path
 
 from codereval.model import HARNESS_VERSION, Outcome, Provenance, Sample, Stage, Task, Verdict
 from codereval.runners import RunContext, Runner
-from codereval.workspace.views import remove_tree
+from codereval.workspace.leftovers import sweep_dead
 
 # Per-evaluation scratch in the temp dir, named with the pid so leftovers of killed runs are found.
 WORK_PREFIX = "codereval-work-"
+_WORK_ROOT = re.compile(rf"^{re.escape(WORK_PREFIX)}(\d+)-")
 
 
 def default_env_root() -> Path:
@@ -37,21 +39,7 @@ def make_work_root() -> Path:
 
 def _sweep_stale_work_roots() -> None:
     """Remove work roots left by evaluations that were killed (kill -9 skips our cleanup)."""
-    for path in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
-        pid_text = path.name[len(WORK_PREFIX) :].split("-", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
-            continue
-        remove_tree(path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    sweep_dead(Path(tempfile.gettempdir()), _WORK_ROOT)
 
 
 class ProvenanceFiller:

@@ -595,10 +595,10 @@ def record_suite(info: JavaEnvInfo, targets: Sequence[Target], *, tools: Recorde
             launches.append(("testng", ["org.testng.TestNG", "-d", str(work / "testng-output"),
                                         *groups, "-testclass", ",".join(testng)]))
         started = time.monotonic()
+        patches = module_patches(run_cp)
         for kind, main in launches:
             # The JDK's packages opened to every unnamed module, as projects moving to Java 17
             # open them in their Surefire argLine (mocking libraries reflect into java.lang).
-            patches = module_patches(run_cp)
             argv = [str(find_jdk().java), *JAVA_LOCALE_FLAGS, f"-Xmx{SUITE_HEAP_MB}m",
                     *(f"-D{name}={value}" for name, value in module.properties),
                     *REPLAY_JVM_FLAGS, *patch_flags(patches),

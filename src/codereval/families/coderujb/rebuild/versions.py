@@ -208,8 +208,10 @@ def _patched(bug: Defects4jBug, repository: Path, *, root: str,
             patch = Path(tmp) / f"{number}.patch"
             patch.write_text(text, encoding="utf-8", errors="surrogateescape")
             failure = _apply(patch, tree)
-            if failure is not None:
-                failure = _apply_over_lf(patch, tree, [tree / path for path in paths])
+            crlf = [tree / path for path in paths if (tree / path).is_file()
+                    and b"\r\n" in (tree / path).read_bytes()]
+            if failure is not None and crlf:
+                failure = _apply_over_lf(patch, tree, crlf)
             if failure is not None:
                 raise NotRebuildable(f"{what} does not apply to the fixed revision: {failure}")
         found: dict[str, bytes | None] = {}
@@ -231,13 +233,10 @@ def _apply(patch: Path, tree: Path) -> str | None:
     return why[0] if why else f"exit {applied.returncode}"
 
 
-def _apply_over_lf(patch: Path, tree: Path, files: list[Path]) -> str | None:
-    """Apply ``patch`` to the CRLF files among ``files`` read as LF, then give them their CRLF
-    back. Some old revisions of the public histories keep CRLF where Defects4J's own
-    repositories (and so its patches) have LF (Math-106)."""
-    crlf = [path for path in files if path.is_file() and b"\r\n" in path.read_bytes()]
-    if not crlf:
-        return _apply(patch, tree)
+def _apply_over_lf(patch: Path, tree: Path, crlf: list[Path]) -> str | None:
+    """Apply ``patch`` with the ``crlf`` files read as LF, then give them their CRLF back.
+    Some old revisions of the public histories keep CRLF where Defects4J's own repositories
+    (and so its patches) have LF (Math-106)."""
     for path in crlf:
         path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n"))
     failure = _apply(patch, tree)
