@@ -34,10 +34,12 @@ from codereval.errors import UserError
 from codereval.families.coderujb.bugs import split_version
 from codereval.families.coderujb.splice import NO_TEST_METHOD, spliced_test
 from codereval.families.coderujb.verdicts import (
+    Baseline,
     TestRun,
     buggy_failed,
     outcome_of,
     suite_verdict,
+    suite_wall_time,
     trigger_verdict,
     ujb_spec,
     versions_for,
@@ -223,7 +225,7 @@ class Defects4JExecutor(Runner):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._checkouts: dict[tuple[str, str], Path | str] = {}
-        self._baselines: dict[tuple[str, str], tuple[str, ...] | str] = {}
+        self._baselines: dict[tuple[str, str], Baseline | str] = {}
 
     def missing_toolchain(self) -> str | None:
         return D4J_MISSING if shutil.which("defects4j") is None else None
@@ -270,15 +272,16 @@ class Defects4JExecutor(Runner):
             self._checkouts[(project, version)] = result
         return result
 
-    def _baseline(self, project: str, version: str, ctx: RunContext) -> tuple[str, ...] | str:
+    def _baseline(self, project: str, version: str, ctx: RunContext) -> Baseline | str:
         with self._lock:
             known = self._baselines.get((project, version))
         if known is not None:
             return known
         cache = ctx.env_root / "defects4j" / f"{project}-{version}.failing.json"
-        result: tuple[str, ...] | str
-        if cache.is_file():
-            result = tuple(json.loads(cache.read_text(encoding="utf-8"))["failing"])
+        result: Baseline | str
+        kept = json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {}
+        if "wall_time" in kept:  # older files lack the suite's time: measured again
+            result = Baseline(failing=tuple(kept["failing"]), wall_time=float(kept["wall_time"]))
         else:
             pristine = self._checkout(project, version, ctx)
             if isinstance(pristine, str):
@@ -290,8 +293,9 @@ class Defects4JExecutor(Runner):
             if run.status not in (Verdict.PASSED, Verdict.FAILED, Verdict.RUNTIME_ERROR):
                 result = f"defects4j test on {project}-{version} did not finish: {run.detail}"
             else:
-                result = run.failed
-                cache.write_text(json.dumps({"failing": list(run.failed)}) + "\n",
+                result = Baseline(failing=run.failed, wall_time=run.wall_time or 0.0)
+                cache.write_text(json.dumps({"failing": list(run.failed),
+                                             "wall_time": result.wall_time}) + "\n",
                                  encoding="utf-8")
         with self._lock:
             self._baselines[(project, version)] = result
@@ -391,13 +395,14 @@ class Defects4JExecutor(Runner):
             if not named.passed:
                 break
         apr = spec.kind is UjbKind.APR
-        suite = self._test(work, ctx, test=None) if named.passed or apr else None
-        verdict, detail = suite_verdict(named, suite, baseline)
+        wall = suite_wall_time(ctx.limits.wall_time, baseline)
+        suite = self._test(work, ctx, test=None, wall=wall) if named.passed or apr else None
+        verdict, detail = suite_verdict(named, suite, baseline.failing)
         after = suite.failed if apr and suite is not None and suite.ended_normally else None
         shown = suite if suite is not None and named.passed else named
         return outcome_of(base, verdict, detail, shown, UjbMeasures(
             syntax_ok=True, compiled=True, passed_fixed=named.passed,
-            tests_failed_before=baseline if apr else None, tests_failed_after=after))
+            tests_failed_before=baseline.failing if apr else None, tests_failed_after=after))
 
     def _generated_test(self, spec: UjbSpec, code: str, trees: dict[str, Path],
                         ctx: RunContext, base: dict[str, object]) -> Outcome:

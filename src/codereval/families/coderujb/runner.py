@@ -43,10 +43,12 @@ from codereval.families.coderujb.bugs import (
 )
 from codereval.families.coderujb.splice import NO_TEST_METHOD, spliced_test
 from codereval.families.coderujb.verdicts import (
+    Baseline,
     TestRun,
     buggy_failed,
     outcome_of,
     suite_verdict,
+    suite_wall_time,
     trigger_verdict,
     ujb_spec,
     versions_for,
@@ -102,9 +104,23 @@ JAVA8_OPENS = tuple(f"--add-opens=java.base/{package}=ALL-UNNAMED" for package i
     "java.util.concurrent", "java.util.concurrent.atomic", "java.util.regex", "sun.nio.ch"))
 DD_NOT_RUN = ("defect detection (dd) is not executed here: the coderujb-dd runner reads its "
               "answer")
-# A version's own failing tests are measured once, with more time than one sample gets.
-BASELINE_MIN_SECONDS = 300.0
-BASELINE_FORMAT = "ujb-baseline/1"
+# A version's own failing tests are measured once, with more time than one sample gets: a
+# Defects4J project's suite takes minutes of CPU (Compress, Math), more on a loaded machine.
+BASELINE_MIN_SECONDS = 900.0
+# 2 adds the suite's wall time, from which each sample's suite run gets its time; a baseline of
+# format 1 (without it) is measured again.
+BASELINE_FORMAT = "ujb-baseline/2"
+
+
+def _read_baseline(cache: Path) -> Baseline | None:
+    """The baseline kept in ``cache``; None when there is none of this format."""
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
+        return None
+    return Baseline(failing=tuple(data["failing"]), wall_time=float(data["wall_time"]))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,7 +137,7 @@ class CoderUjbRunner(Runner):
         self._lock = threading.Lock()
         self._bugs: dict[str, ProjectBugs] | None = None
         self._envs: dict[tuple[str, str], VersionEnv | str] = {}
-        self._baselines: dict[str, tuple[str, ...] | str] = {}
+        self._baselines: dict[str, Baseline | str] = {}
         self._jacoco: tuple[Path, Path] | str | None = None
         self._d4j: Runner | None = None
 
@@ -275,36 +291,37 @@ class CoderUjbRunner(Runner):
                     self._jacoco = f"JaCoCo unavailable: {exc}"
             return self._jacoco
 
-    def _baseline(self, env: VersionEnv, ctx: RunContext) -> tuple[str, ...] | str:
-        """The version's own failing tests (its whole suite, unchanged), measured once per
-        environment and kept beside the environment cache."""
+    def _baseline(self, env: VersionEnv, ctx: RunContext) -> Baseline | str:
+        """The version's own failing tests and the time its whole suite took (unchanged),
+        measured once per environment and kept beside the environment cache."""
         with self._lock:
             known = self._baselines.get(env.key)
         if known is not None:
             return known
         # The harness decides what counts as a failing test: its version is part of the key.
         cache = ctx.env_root / "ujb-baselines" / f"{env.key}-{self._java.harness().key}.json"
-        result: tuple[str, ...] | str
-        if cache.is_file():
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            result = tuple(data["failing"])
-        else:
-            wall = max(BASELINE_MIN_SECONDS, 10 * ctx.limits.wall_time)
-            limits = dataclasses.replace(ctx.limits, wall_time=wall, cpu_time=2 * wall)
-            run = self._run_tests(env.info, ctx, classes=None, selectors=(_suite(env.info),),
-                                  limits=limits)
-            if not run.ended_normally:
-                result = (f"the unchanged suite of {env.info.project_root.parent.name} did not "
-                          f"run to its end ({run.status.value}: {run.detail})")
-            else:
-                result = run.failed
-                cache.parent.mkdir(parents=True, exist_ok=True)
-                payload = {"format": BASELINE_FORMAT, "tests": run.tests, "failing": run.failed}
-                tmp = cache.with_suffix(".tmp")
-                tmp.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-                os.replace(tmp, cache)
+        found = _read_baseline(cache)
+        result = found if found is not None else self._measure_baseline(env, ctx, cache)
         with self._lock:
             self._baselines[env.key] = result
+        return result
+
+    def _measure_baseline(self, env: VersionEnv, ctx: RunContext, cache: Path) -> Baseline | str:
+        wall = max(BASELINE_MIN_SECONDS, 10 * ctx.limits.wall_time)
+        limits = dataclasses.replace(ctx.limits, wall_time=wall, cpu_time=2 * wall)
+        run = self._run_tests(env.info, ctx, classes=None, selectors=(_suite(env.info),),
+                              limits=limits)
+        if not run.ended_normally:
+            return (f"the unchanged suite of {env.info.project_root.parent.name} did not "
+                    f"run to its end ({run.status.value}: {run.detail})")
+        result = Baseline(failing=run.failed, wall_time=run.wall_time or 0.0)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"format": BASELINE_FORMAT, "tests": run.tests,
+                   "failing": list(result.failing), "wall_time": result.wall_time}
+        # Two processes may measure the same version at once: each writes its own file.
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, cache)
         return result
 
     def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
@@ -386,7 +403,7 @@ class CoderUjbRunner(Runner):
         if failure is not None:
             measures = UjbMeasures(syntax_ok=syntax_ok and failure.verdict is not
                                    Verdict.SYNTAX_ERROR, compiled=False,
-                                   tests_failed_before=baseline if apr else None)
+                                   tests_failed_before=baseline.failing if apr else None)
             return failure.model_copy(update={"ujb": measures})
         if not spec.test_methods:
             return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.CHECK,
@@ -395,15 +412,20 @@ class CoderUjbRunner(Runner):
                                 limits=ctx.limits)
         suite: TestRun | None = None
         if named.passed or (apr and named.ended_normally):
+            wall = suite_wall_time(ctx.limits.wall_time, baseline)
+            cpu = ctx.limits.cpu_time
+            suite_limits = dataclasses.replace(
+                ctx.limits, wall_time=wall,
+                cpu_time=None if cpu is None else cpu * wall / ctx.limits.wall_time)
             suite = self._run_tests(info, ctx, classes=classes, selectors=(_suite(info),),
-                                    limits=ctx.limits)
+                                    limits=suite_limits)
         excluded = self._project(spec.project, ctx).excluded.get(spec.bug_id, ())
-        verdict, detail = suite_verdict(named, suite, (*baseline, *excluded))
+        verdict, detail = suite_verdict(named, suite, (*baseline.failing, *excluded))
         after: tuple[str, ...] | None = None
         if apr and suite is not None and suite.ended_normally:
             after = suite.failed
         measures = UjbMeasures(syntax_ok=True, compiled=True, passed_fixed=named.passed,
-                               tests_failed_before=baseline if apr else None,
+                               tests_failed_before=baseline.failing if apr else None,
                                tests_failed_after=after)
         shown = suite if suite is not None and named.passed else named
         return outcome_of(base, verdict, detail, shown, measures)

@@ -7,6 +7,10 @@ names them (``pkg.Class::method``).
 
 - FCG and APR: the named tests must pass, then the whole suite must fail no test that the
   unchanged version passes (its failing tests, measured once per version, are the baseline).
+  The named tests run under the sample's time limit; the whole suite, whose length is the
+  developers' and not the sample's, gets that limit plus three times what the unchanged suite
+  took (``suite_wall_time``): a correct sample of a project whose suite takes minutes must not
+  time out, and one that makes the suite loop still does.
   APR's ``tests_failed_before`` is the buggy version's baseline, ``tests_failed_after`` the
   suite's failing tests with the patch.
 - CTG: the generated test must pass on the fixed version; its coverage is recorded then.
@@ -51,6 +55,25 @@ class TestRun:
         """The tests ran to their end (passing or not): their failing list is complete."""
         return self.status in (Verdict.PASSED, Verdict.FAILED, Verdict.RUNTIME_ERROR) and (
             self.tests > 0)
+
+
+# The whole suite of a sample's version may take this many times the unchanged suite (a loaded
+# machine, two workers, the sample's own slower code), plus the sample's own limit.
+SUITE_FACTOR = 3.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Baseline:
+    """What the unchanged version's whole suite did, measured once per version: the tests it
+    fails and the time it took (0 when unknown)."""
+
+    failing: tuple[str, ...]
+    wall_time: float = 0.0
+
+
+def suite_wall_time(sample_wall_time: float, baseline: Baseline) -> float:
+    """The wall time a sample's run of the whole suite may take."""
+    return sample_wall_time + SUITE_FACTOR * baseline.wall_time
 
 
 def stage_of(status: Verdict) -> Stage:
