@@ -330,16 +330,78 @@ EXEC_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><build><plugins
       </execution>
     </executions>
   </plugin>
+  <plugin>
+    <artifactId>maven-antrun-plugin</artifactId>
+    <executions>
+      <execution><phase>compile</phase><goals><goal>run</goal></goals></execution>
+      <execution><id>docs</id><phase>package</phase><goals><goal>run</goal></goals></execution>
+    </executions>
+  </plugin>
 </plugins></build></project>
 """
 
 
 def test_the_poms_exec_java_steps_up_to_the_classes_are_found(tmp_path: Path) -> None:
     """Joda-Time compiles its time-zone database into its classes with exec:java at compile
-    time; without it every zone but UTC is missing and most of its tests fail."""
-    from codereval.environments.java import _exec_steps
+    time (its older revisions with an Ant task, antrun:run); without it every zone but UTC is
+    missing and most of its tests fail."""
+    from codereval.environments.java import _exec_steps, _steps_key
 
     (tmp_path / "pom.xml").write_text(EXEC_POM, encoding="utf-8")
-    assert _exec_steps(tmp_path) == ["compile-tzdb"]
+    assert _exec_steps(tmp_path) == ["exec:java@compile-tzdb", "antrun:run@default"]
+    # Environments keyed before antrun's steps ran keep their keys.
+    assert _steps_key(["exec:java@compile-tzdb"]) == "compile-tzdb"
     (tmp_path / "pom.xml").write_text("<project><build/></project>", encoding="utf-8")
     assert _exec_steps(tmp_path) == []
+
+
+ANTRUN_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion><groupId>t</groupId><artifactId>zones</artifactId>
+  <version>1</version>
+  <properties><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
+  <build><plugins><plugin>
+    <artifactId>maven-antrun-plugin</artifactId><version>1.7</version>
+    <executions><execution><id>compile-zones</id><phase>compile</phase>
+      <configuration><target>
+        <java classname="zones.Compiler" fork="true" failonerror="true">
+          <classpath refid="maven.compile.classpath"/>
+          <arg value="${project.build.outputDirectory}/zones/data"/>
+        </java>
+      </target></configuration>
+      <goals><goal>run</goal></goals>
+    </execution></executions>
+  </plugin></plugins></build>
+</project>
+"""
+
+
+@pytest.mark.slow
+def test_a_program_the_pom_runs_with_ant_at_compile_time_writes_into_the_classes(
+    tmp_path: Path,
+) -> None:
+    """Joda-Time before 2.2 compiles its time-zone database with an Ant `<java>` task of
+    maven-antrun-plugin bound to compile: the environment's classes carry what it wrote."""
+    from codereval.environments.base import ProjectSpec
+    from codereval.environments.java import JavaEnvironmentBuilder, load_env_info
+    from codereval.model import Language
+
+    project = tmp_path / "zones"
+    (project / "src" / "main" / "java" / "zones").mkdir(parents=True)
+    (project / "src" / "main" / "java" / "zones" / "Compiler.java").write_text(
+        "package zones;\n"
+        "public class Compiler {\n"
+        "    public static void main(String[] args) throws Exception {\n"
+        "        java.io.File dir = new java.io.File(args[0]);\n"
+        "        dir.mkdirs();\n"
+        "        java.nio.file.Files.write(new java.io.File(dir, \"Europe.London\").toPath(),\n"
+        "            \"GMT/BST\".getBytes(\"UTF-8\"));\n"
+        "    }\n"
+        "}\n", encoding="utf-8")
+    (project / "pom.xml").write_text(ANTRUN_POM, encoding="utf-8")
+    spec = ProjectSpec(name="t/zones", language=Language.JAVA, source=str(project))
+    env = JavaEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert env.ready, env.error
+    info = load_env_info(env.path)
+    assert (info.classes / "zones" / "data" / "Europe.London").read_text() == "GMT/BST"
+    assert (info.classes / "zones" / "Compiler.class").is_file()
+    assert not (project / "target").exists()  # built in the environment, not the source

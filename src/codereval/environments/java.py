@@ -264,7 +264,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             steps = _exec_steps(source / spec.build_dir if spec.build_dir else source)
             # An environment built before the pom's exec steps ran was built without their
             # output: such projects' keys name the steps (others' keys stay as they were).
-            extra = f"|exec:{','.join(steps)}" if steps else ""
+            extra = f"|exec:{_steps_key(steps)}" if steps else ""
             key = spec.key(source_hash=source_hash(source),
                            harness_version=f"{HARNESS_VERSION}|{jdk.version}|{ENV_FORMAT}{extra}")
             target = envs / f"{spec.slug}-{key}"
@@ -548,8 +548,15 @@ EXEC_PHASES = frozenset({"generate-resources", "process-resources", "compile",
                          "process-classes"})
 
 
+# The plugins whose goals run a program at those phases, by artifact: the goal, and its prefix
+# on Maven's command line. Older Joda-Time poms compile the time-zone database with an Ant
+# `<java>` task (antrun:run) where later ones use exec:java.
+BUILD_PROGRAMS = {"exec-maven-plugin": ("java", "exec"), "maven-antrun-plugin": ("run", "antrun")}
+
+
 def _exec_steps(build: Path) -> list[str]:
-    """The ids of the pom's exec-maven-plugin ``java`` executions bound to those phases."""
+    """The Maven goals (``exec:java@id``, ``antrun:run@id``) of the pom's executions that run
+    a program at those phases."""
     try:
         root = ElementTree.parse(build / "pom.xml").getroot()
     except (OSError, ElementTree.ParseError):
@@ -567,23 +574,32 @@ def _exec_steps(build: Path) -> list[str]:
     for plugin in plugins if plugins is not None else []:
         artifact = child(plugin, "artifactId")
         executions = child(plugin, "executions")
-        if artifact is None or (artifact.text or "").strip() != "exec-maven-plugin" \
-                or executions is None:
+        program = BUILD_PROGRAMS.get((artifact.text or "").strip() if artifact is not None
+                                     else "")
+        if program is None or executions is None:
             continue
+        goal, prefix = program
         for execution in executions:
             phase = child(execution, "phase")
             goals = child(execution, "goals")
             named = [(g.text or "").strip() for g in goals] if goals is not None else []
             if phase is None or (phase.text or "").strip() not in EXEC_PHASES \
-                    or "java" not in named:
+                    or goal not in named:
                 continue
             ident = child(execution, "id")
-            steps.append((ident.text or "").strip() if ident is not None else "default")
+            steps.append(f"{prefix}:{goal}@"
+                         f"{(ident.text or '').strip() if ident is not None else 'default'}")
     return steps
 
 
+def _steps_key(steps: list[str]) -> str:
+    """What an environment's key says of the pom's steps: exec:java steps by their id alone,
+    as keys said before antrun's steps were run, so that those environments stay valid."""
+    return ",".join(s.removeprefix("exec:java@") for s in steps)
+
+
 def _run_exec_steps(build: Path, *, classes: Path, log: Path) -> None:
-    """Run the pom's exec:java steps (``_exec_steps``) as Maven would after compiling: the
+    """Run the pom's program steps (``_exec_steps``) as Maven would after compiling: the
     program runs from the compiled classes and writes into them, Maven's output folder being
     our classes folder for the while."""
     steps = _exec_steps(build)
@@ -597,8 +613,8 @@ def _run_exec_steps(build: Path, *, classes: Path, log: Path) -> None:
     try:
         for step in steps:
             _maven([str(find_maven()), "-B", "-q", f"-Dmaven.repo.local={maven_repository()}",
-                    f"exec:java@{step}"], cwd=build, log=log,
-                   step=f"running the pom's exec step {step!r} (mvn exec:java@{step})")
+                    step], cwd=build, log=log,
+                   step=f"running the pom's step {step!r} (mvn {step})")
     finally:
         output.unlink()
 
