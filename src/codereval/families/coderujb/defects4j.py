@@ -54,6 +54,7 @@ from codereval.java.splice import (
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount
+from codereval.storage.jsonl import atomic_write_text
 from codereval.workspace.views import remove_tree
 
 D4J_MISSING = ("defects4j is not on PATH: install Defects4J (git clone "
@@ -294,9 +295,8 @@ class Defects4JExecutor(Runner):
                 result = f"defects4j test on {project}-{version} did not finish: {run.detail}"
             else:
                 result = Baseline(failing=run.failed, wall_time=run.wall_time or 0.0)
-                cache.write_text(json.dumps({"failing": list(run.failed),
-                                             "wall_time": result.wall_time}) + "\n",
-                                 encoding="utf-8")
+                atomic_write_text(cache, json.dumps({"failing": list(run.failed),
+                                                     "wall_time": result.wall_time}) + "\n")
         with self._lock:
             self._baselines[(project, version)] = result
         return result

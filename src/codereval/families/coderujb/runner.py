@@ -89,6 +89,7 @@ from codereval.runners.java import (
 )
 from codereval.runners.marker import new_marker
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount
+from codereval.storage.jsonl import atomic_write_text
 from codereval.workspace.views import remove_tree
 
 # The benchmark names whose tasks this runner takes (the published dataset, our mini one).
@@ -315,13 +316,10 @@ class CoderUjbRunner(Runner):
             return (f"the unchanged suite of {env.info.project_root.parent.name} did not "
                     f"run to its end ({run.status.value}: {run.detail})")
         result = Baseline(failing=run.failed, wall_time=run.wall_time or 0.0)
-        cache.parent.mkdir(parents=True, exist_ok=True)
         payload = {"format": BASELINE_FORMAT, "tests": run.tests,
                    "failing": list(result.failing), "wall_time": result.wall_time}
-        # Two processes may measure the same version at once: each writes its own file.
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, cache)
+        # Two processes may measure the same version at once: each writes a whole file.
+        atomic_write_text(cache, json.dumps(payload, indent=1) + "\n")
         return result
 
     def environment_fingerprint(self, task: Task, ctx: RunContext) -> str:
