@@ -300,6 +300,76 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
         tools.close()
 
 
+@pytest.mark.slow
+def test_sources_java8_inference_rejects_build_at_release_7_and_so_do_samples(
+    tmp_path: Path,
+) -> None:
+    """Commons Collections 4.0's `cond ? RAW_COMPARATOR : comparator`, assigned to a
+    Comparator<E>: Java 5-7 accepted it, Java 8's inference does not. Asked for --release 8,
+    the build retries at 7, records it, and samples compile at 7 too; a project that fails at 7
+    as well reports the first failure."""
+    from codereval.environments.base import ProjectSpec
+    from codereval.environments.java import JavaEnvironmentBuilder, load_env_info
+    from codereval.model import Language
+    from codereval.runners.java import JavaProjectRunner
+
+    project = tmp_path / "collections4"
+    (project / "src" / "java" / "c").mkdir(parents=True)
+    (project / "src" / "test" / "c").mkdir(parents=True)
+    (project / "src" / "java" / "c" / "Utils.java").write_text(
+        "package c;\npublic class Utils {\n"
+        "    @SuppressWarnings(\"rawtypes\")\n"
+        "    public static final java.util.Comparator NATURAL = null;\n}\n", encoding="utf-8")
+    reverse = ("package c;\nimport java.util.Comparator;\n"
+               "public class Reverse<E> {\n    private final Comparator<E> comparator;\n"
+               "    @SuppressWarnings(\"unchecked\")\n"
+               "    public Reverse(Comparator<? super E> comparator) {\n"
+               "        this.comparator = comparator == null ? Utils.NATURAL : comparator;\n"
+               "    }\n}\n")
+    (project / "src" / "java" / "c" / "Reverse.java").write_text(reverse, encoding="utf-8")
+    (project / "src" / "test" / "c" / "ReverseTest.java").write_text(
+        "package c;\npublic class ReverseTest { Reverse<String> r = new Reverse<>(null); }\n",
+        encoding="utf-8")
+    spec = ProjectSpec(name="old/collections4", language=Language.JAVA, source=str(project),
+                       source_roots=("src/java",), test_roots=("src/test",), java_release="8")
+    env = JavaEnvironmentBuilder().build(spec, root=tmp_path / "cache")
+    assert env.ready, env.error
+    info = load_env_info(env.path)
+    assert (info.compiler, info.java_release) == ("javac", "7")
+    assert (info.classes / "c" / "Reverse.class").is_file()
+    assert (info.test_classes / "c" / "ReverseTest.class").is_file()
+    assert "compiling at --release 7" in (env.path / "build.log").read_text(encoding="utf-8")
+    assert info.compile_options()[-3:] == ["--release", "7", "-Xlint:-options"]
+
+    tools = JavaProjectRunner()
+    try:
+        compiler = tools.compiler_for(info)
+        # A sample written as the project's own code compiles; Java 8's lambdas do not, as
+        # at the project's level.
+        same = compiler.compile({"c/Reverse.java": reverse}, classpath=info.compile_classpath(),
+                                out_dir=tmp_path / "out", options=info.compile_options())
+        assert same.ok, same.diagnostics
+        assert "obsolete" not in same.diagnostics
+        lambda_ = compiler.compile(
+            {"c/L.java": "package c; class L { Runnable r = () -> {}; }"},
+            classpath=info.compile_classpath(), out_dir=tmp_path / "lambda",
+            options=info.compile_options())
+        assert not lambda_.ok
+    finally:
+        tools.close()
+
+    # Sources that fail at 7 too: the build fails with --release 8's own error.
+    (project / "src" / "java" / "c" / "Broken.java").write_text(
+        "package c; class Broken { int x = missing(); }", encoding="utf-8")
+    broken = JavaEnvironmentBuilder().build(
+        ProjectSpec(name="old/broken", language=Language.JAVA, source=str(project),
+                    source_roots=("src/java",), test_roots=("src/test",), java_release="8"),
+        root=tmp_path / "cache")
+    assert not broken.ready
+    assert "compiling the project failed" in (broken.error or "")
+    assert "(--release 7)" not in (broken.error or "")
+
+
 def test_an_older_releases_api_is_written_from_the_jdks_own_signatures(tmp_path: Path,
                                                                        monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import zipfile

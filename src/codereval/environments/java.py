@@ -114,6 +114,8 @@ class JavaEnvInfo:
             options += ecj_options(self.java_source, self.java_release)
         elif self.java_release:
             options += ["--release", self.java_release]
+            if self.java_release in OLDER_RELEASE.values():
+                options.append("-Xlint:-options")  # "release 7 is obsolete", for every sample
         if self.compile_per_file:
             options += ["-sourcepath", os.pathsep.join(str(r) for r in self.main_roots)]
         return options
@@ -327,6 +329,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
         classes, test_classes = staging / "classes", staging / "test-classes"
         tests_left_out: list[str] = []
         compiler, java_source = "javac", ""
+        java_release = spec.java_release
         if spec.maven_modules:
             if not maven:
                 raise BuildFailed(f"maven_modules given but {origin} has no pom.xml")
@@ -370,26 +373,49 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     _javac(main_roots, out=classes, classpath=dependencies,
                            processors=processors, log=log, step="compiling the project",
                            options=options)
-                except BuildFailed:
+                except BuildFailed as failed:
                     printed = log.read_text(encoding="utf-8", errors="replace")
-                    if OLD_KEYWORD not in printed.rsplit("$ ", 1)[-1]:
+                    older = OLDER_RELEASE.get(spec.java_release, "")
+                    if OLD_KEYWORD in printed.rsplit("$ ", 1)[-1]:
+                        # Sources of Java 1.4 or older (an identifier `enum`), below what Java
+                        # 17's javac accepts: Eclipse's compiler at 1.4 compliance, for the
+                        # tests and every sample too.
+                        compiler, java_source = "ecj", ECJ_SOURCE
+                        try:
+                            options = [*ecj_options(ECJ_SOURCE, spec.java_release),
+                                       "-encoding", encoding]
+                        except ToolchainMissing as missing:
+                            raise BuildFailed(missing.one_line()) from None
+                        with log.open("a", encoding="utf-8") as handle:
+                            handle.write(f"sources older than Java 5: compiling with Eclipse's "
+                                         f"compiler at {ECJ_SOURCE} compliance\n")
+                        shutil.rmtree(classes, ignore_errors=True)
+                        _javac(main_roots, out=classes, classpath=dependencies,
+                               processors=processors, log=log,
+                               step="compiling the project (ecj)", options=options,
+                               compiler=compiler)
+                    elif older:
+                        # Java 8's type inference rejects some generic code that Java 5 to 7
+                        # accepted (a raw Comparator in a conditional, as in Commons
+                        # Collections 4.0), which the project's own older level compiled.
+                        # javac's --release 7 keeps the old inference; the tests and every
+                        # sample compile at it too. When it fails as well, the first error is
+                        # the one reported.
+                        options = ["--release", older, "-Xlint:-options", "-encoding", encoding]
+                        with log.open("a", encoding="utf-8") as handle:
+                            handle.write(f"--release {spec.java_release} rejects the sources: "
+                                         f"compiling at --release {older}\n")
+                        shutil.rmtree(classes, ignore_errors=True)
+                        try:
+                            _javac(main_roots, out=classes, classpath=dependencies,
+                                   processors=processors, log=log,
+                                   step=f"compiling the project (--release {older})",
+                                   options=options)
+                        except BuildFailed:
+                            raise failed from None
+                        java_release = older
+                    else:
                         raise
-                    # Sources of Java 1.4 or older (an identifier `enum`), below what Java
-                    # 17's javac accepts: Eclipse's compiler at 1.4 compliance, for the tests
-                    # and every sample too.
-                    compiler, java_source = "ecj", ECJ_SOURCE
-                    try:
-                        options = [*ecj_options(ECJ_SOURCE, spec.java_release),
-                                   "-encoding", encoding]
-                    except ToolchainMissing as missing:
-                        raise BuildFailed(missing.one_line()) from None
-                    with log.open("a", encoding="utf-8") as handle:
-                        handle.write(f"sources older than Java 5: compiling with Eclipse's "
-                                     f"compiler at {ECJ_SOURCE} compliance\n")
-                    shutil.rmtree(classes, ignore_errors=True)
-                    _javac(main_roots, out=classes, classpath=dependencies,
-                           processors=processors, log=log, step="compiling the project (ecj)",
-                           options=options, compiler=compiler)
                 if maven:
                     _run_exec_steps(build, classes=classes, log=log)
                 # A test file that does not compile here (a benchmark needing a profile's
@@ -414,7 +440,7 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
             "processors": processors,
             "maven": maven,
             "jdk": find_jdk().version,
-            "java_release": spec.java_release,
+            "java_release": java_release,
             **({"compiler": compiler, "java_source": java_source} if compiler != "javac"
                else {}),
             "maven_modules": list(spec.maven_modules),
@@ -752,6 +778,8 @@ _ECJ_ERROR = re.compile(r"^\d+\. ERROR in (/.+?\.java) \(at line \d+\)", re.M)
 # What javac says of Java 1.4 sources that name a package or variable `enum`.
 OLD_KEYWORD = "'enum' is a keyword"
 ECJ_SOURCE = "1.4"
+# The --release to retry at when a project's sources do not compile at the one asked for.
+OLDER_RELEASE = {"8": "7"}
 
 
 def ecj_options(source: str, release: str) -> list[str]:
