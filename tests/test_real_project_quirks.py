@@ -4,6 +4,7 @@ sources in the pom's own encoding, a JUnit the launcher accepts, and one's own b
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -272,8 +273,20 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
         "package old;\nimport old.enum.Enum;\n"
         "public class EnumTest { Enum e; java.util.List l = new java.util.ArrayList(); }\n",
         encoding="utf-8")
+    # Defects4J's fix to the test order: JUnit 4.11's annotation on a JUnit 3 test, which
+    # needs Java 5 and a JUnit newer than the project's 3.8.1 (the one its suite runs with).
+    (project / "src" / "test" / "old" / "OrderedTest.java").write_text(
+        "package old;\nimport org.junit.FixMethodOrder;\nimport org.junit.runners.MethodSorters;\n"
+        "@FixMethodOrder(MethodSorters.NAME_ASCENDING)\n"
+        "public class OrderedTest { java.util.List<String> names; }\n", encoding="utf-8")
+    (project / "src" / "test" / "old" / "Gone.java").write_text(
+        "package old; class Gone { gone.Library library; }", encoding="utf-8")
+    (project / "lib").mkdir()
+    with zipfile.ZipFile(project / "lib" / "junit-3.8.1.jar", "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
     spec = ProjectSpec(name="old/lang2", language=Language.JAVA, source=str(project),
-                       source_roots=("src/java",), test_roots=("src/test",), java_release="8")
+                       source_roots=("src/java",), test_roots=("src/test",), java_release="8",
+                       jars=("lib/*.jar",))
     env = JavaEnvironmentBuilder().build(spec, root=tmp_path / "cache")
     assert env.ready, env.error
     info = load_env_info(env.path)
@@ -281,6 +294,10 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
     assert (info.classes / "old" / "enum" / "Enum.class").is_file()
     assert (info.classes / "old" / "JVMRandom.class").is_file()
     assert (info.test_classes / "old" / "EnumTest.class").is_file()
+    # 1.4 rejects it; 1.5 with the newer JUnit compiles it. What 1.5 rejects too stays out.
+    assert (info.test_classes / "old" / "OrderedTest.class").is_file()
+    data = json.loads((env.path / "env.json").read_text(encoding="utf-8"))
+    assert data["tests_left_out"] == ["src/src/test/old/Gone.java"]
     assert "Eclipse's compiler at 1.4" in (env.path / "build.log").read_text(encoding="utf-8")
 
     tools = JavaProjectRunner()

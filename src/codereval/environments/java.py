@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import time
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.environments.staging import staging_dir, sweep_staging, temporary_staging
 from codereval.errors import ToolchainMissing, UserError
-from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact
+from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact, junit_floor
 from codereval.java.module_patches import module_patches
 from codereval.java.platform_api import release_api
 from codereval.java.toolchain import (
@@ -425,6 +426,11 @@ class JavaEnvironmentBuilder(EnvironmentBuilder):
                     test_roots, out=test_classes, classpath=[classes, *dependencies],
                     processors=processors, log=log, step="compiling the project's tests",
                     options=options, leave_out=bool(spec.test_roots), compiler=compiler)
+                if compiler == "ecj" and tests_left_out:
+                    tests_left_out = _tests_at_java5(
+                        tests_left_out, test_classes=test_classes,
+                        classpath=[classes, *dependencies], processors=processors, log=log,
+                        encoding=encoding, release=spec.java_release)
             if spec.test_roots:
                 # Files beside the sources (an old layout's .properties, test data) are on
                 # the classpath after the compiled classes, where the project's own build
@@ -778,6 +784,8 @@ _ECJ_ERROR = re.compile(r"^\d+\. ERROR in (/.+?\.java) \(at line \d+\)", re.M)
 # What javac says of Java 1.4 sources that name a package or variable `enum`.
 OLD_KEYWORD = "'enum' is a keyword"
 ECJ_SOURCE = "1.4"
+# Where test files that 1.4 rejects are tried next (annotations, generics).
+JAVA5_SOURCE = "1.5"
 # The --release to retry at when a project's sources do not compile at the one asked for.
 OLDER_RELEASE = {"8": "7"}
 
@@ -787,6 +795,38 @@ def ecj_options(source: str, release: str) -> list[str]:
     default, as javac's --release 8), not the running JDK's newer one."""
     api = release_api(release or "8")
     return ["-source", source, "-target", source, "-bootclasspath", str(api)]
+def _tests_at_java5(
+    files: list[str], *, test_classes: Path, classpath: list[Path], processors: bool,
+    log: Path, encoding: str, release: str,
+) -> list[str]:
+    """The test files 1.4 compliance rejected, compiled at 1.5 against the rest (the classes
+    join ``test_classes``); returns those still rejected.
+
+    Defects4J compiles Commons Lang 2 at 1.5 with a JUnit 4 on the classpath, and its fixes to
+    the tests rely on both (``@FixMethodOrder`` on a JUnit 3 test case); the suite runs with
+    that newer JUnit here too (``junit_floor``)."""
+    try:
+        floor = junit_floor(classpath)
+        options = [*ecj_options(JAVA5_SOURCE, release), "-encoding", encoding]
+    except (ArtifactUnavailable, ToolchainMissing):
+        return files
+    out = test_classes.parent / f"{test_classes.name}-{JAVA5_SOURCE}"
+    try:
+        rejected = _javac([], only=files, out=out,
+                          classpath=[test_classes, *floor, *classpath], processors=processors,
+                          log=log, step=f"compiling the rejected tests at {JAVA5_SOURCE} (ecj)",
+                          options=options, leave_out=True, compiler="ecj")
+    except BuildFailed:
+        shutil.rmtree(out, ignore_errors=True)
+        return files
+    shutil.copytree(out, test_classes, dirs_exist_ok=True)
+    shutil.rmtree(out, ignore_errors=True)
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(f"compiled {len(files) - len(rejected)} test file(s) at "
+                     f"{JAVA5_SOURCE} compliance\n")
+    return rejected
+
+
 # Rounds of leaving out the test files javac rejects (a base class left out takes its
 # subclasses with it in the next round).
 LEAVE_OUT_ROUNDS = 5
@@ -795,13 +835,13 @@ LEAVE_OUT_ROUNDS = 5
 def _javac(
     roots: list[Path], *, out: Path, classpath: list[Path], processors: bool, log: Path,
     step: str, options: list[str] | None = None, leave_out: bool = False,
-    compiler: str = "javac",
+    compiler: str = "javac", only: Sequence[str] = (),
 ) -> list[str]:
-    """Compile every source under ``roots`` (with javac, or Eclipse's compiler); with
-    ``leave_out``, files the compiler rejects are left out (and returned) until the rest
-    compiles."""
+    """Compile every source under ``roots`` (or the files ``only``), with javac or Eclipse's
+    compiler; with ``leave_out``, files the compiler rejects are left out (and returned) until
+    the rest compiles."""
     out.mkdir(parents=True, exist_ok=True)
-    files = sorted(str(p) for root in roots for p in root.rglob("*.java"))
+    files = sorted(only) or sorted(str(p) for root in roots for p in root.rglob("*.java"))
     if not files:
         return []
     argfile = out.parent / f"{out.name}.sources"
