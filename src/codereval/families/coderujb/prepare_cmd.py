@@ -55,7 +55,8 @@ def defects4j_command(defects4j: Path, checkouts: Path, fetch: bool, projects: s
 
     A bug's fixed version is its fixed revision; its buggy version is that tree with
     Defects4J's source patch applied (the fixed version's tests kept). Both are built with
-    the project's pom (its dependencies) by javac --release 8 on Java 17. A bug is
+    the project's pom (its dependencies) by javac --release 8 on Java 17 (--release 7 where 8
+    rejects the sources, Eclipse's compiler at 1.4 for pre-Java 5 ones). A bug is
     reproduced when the buggy version fails exactly its trigger tests and the fixed version
     passes them; one that is not is listed with the reason and makes no task.
 
