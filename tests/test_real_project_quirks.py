@@ -313,6 +313,19 @@ def test_sources_older_than_java5_build_and_compile_samples_with_eclipses_compil
                                   classpath=info.compile_classpath(), out_dir=tmp_path / "bad",
                                   options=info.compile_options())
         assert not broken.ok and "ERROR in" in broken.diagnostics
+        # A generated test (CoderUJB's CTG and ITG) compiles as the project's tests: at 1.5,
+        # against the newer JUnit, as Defects4J compiles them; at the sources' 1.4 it could not.
+        junit4 = {"old/GeneratedTest.java": "package old;\nimport org.junit.Test;\n"
+                                            "public class GeneratedTest {\n"
+                                            "    @Test public void names() {\n"
+                                            "        java.util.List<String> l = null;\n"
+                                            "    }\n}\n"}
+        as_test = compiler.compile(junit4, classpath=info.test_compile_classpath(),
+                                   out_dir=tmp_path / "test", options=info.test_compile_options())
+        assert as_test.ok, as_test.diagnostics
+        as_source = compiler.compile(junit4, classpath=info.compile_classpath(),
+                                     out_dir=tmp_path / "source", options=info.compile_options())
+        assert not as_source.ok
     finally:
         tools.close()
 

@@ -124,6 +124,25 @@ class JavaEnvInfo:
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *self.dependencies]
 
+    def test_compile_options(self) -> list[str]:
+        """javac options for a sample that is a test: as the project's tests were compiled.
+        Sources older than Java 5 compile their tests at 1.5, as Defects4J does (and as the
+        project's test files 1.4 rejects were compiled here)."""
+        if self.compiler != "ecj":
+            return self.compile_options()
+        options = ["-proc:none", "-g"] if not self.processors else ["-g"]
+        return [*options, *ecj_options(JAVA5_SOURCE, self.java_release)]
+
+    def test_compile_classpath(self) -> list[Path]:
+        """The classpath a test sample compiles against: the project's, with the JUnit its
+        tests run with ahead of a JUnit older than 4.12 (Defects4J puts its JUnit 4 on every
+        test classpath; a test written for JUnit 4 compiles and runs there)."""
+        try:
+            floor = junit_floor(self.dependencies)
+        except ArtifactUnavailable:
+            floor = []
+        return [self.classes, self.test_classes, *floor, *self.dependencies]
+
     def find_source(self, relative: str) -> Path | None:
         """The file ``relative`` (``<package path>/<File>.java``) in a main or test root."""
         for root in (*self.main_roots, *self.test_roots):
@@ -795,6 +814,8 @@ def ecj_options(source: str, release: str) -> list[str]:
     default, as javac's --release 8), not the running JDK's newer one."""
     api = release_api(release or "8")
     return ["-source", source, "-target", source, "-bootclasspath", str(api)]
+
+
 def _tests_at_java5(
     files: list[str], *, test_classes: Path, classpath: list[Path], processors: bool,
     log: Path, encoding: str, release: str,

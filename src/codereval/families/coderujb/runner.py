@@ -452,7 +452,7 @@ class CoderUjbRunner(Runner):
             # Without lines of its own, the buggy version gets the fixed version's test file,
             # as Defects4J gives a buggy checkout the fixed version's tests.
             failure = self._compile(env.info, {relative: texts.get(version, text)}, classes,
-                                    syntax_ok=syntax_ok, base=base)
+                                    syntax_ok=syntax_ok, base=base, test=True)
             if failure is not None:
                 if version == "f":
                     return failure.model_copy(update={"ujb": UjbMeasures(
@@ -518,11 +518,14 @@ class CoderUjbRunner(Runner):
     # ------------------------------------------------------------------ pieces
 
     def _compile(self, info: JavaEnvInfo, sources: dict[str, str], classes: Path, *,
-                 syntax_ok: bool, base: dict[str, object]) -> Outcome | None:
-        """None when the sources compiled into ``classes``, else the outcome saying why not."""
+                 syntax_ok: bool, base: dict[str, object], test: bool = False,
+                 ) -> Outcome | None:
+        """None when the sources compiled into ``classes``, else the outcome saying why not;
+        a ``test`` compiles as the project's tests do."""
         compiled = self._java.compiler_for(info).compile(
-            sources, classpath=info.compile_classpath(), out_dir=classes,
-            options=info.compile_options(), timeout=COMPILE_TIMEOUT)
+            sources, out_dir=classes, timeout=COMPILE_TIMEOUT,
+            classpath=info.test_compile_classpath() if test else info.compile_classpath(),
+            options=info.test_compile_options() if test else info.compile_options())
         stopped = compile_stopped(compiled, base)
         if stopped is not None:
             return stopped
