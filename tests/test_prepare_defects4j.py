@@ -137,6 +137,32 @@ BROKEN_BY_FIX = """
     }
 """
 
+# A test class outside Defects4J's whole suite (its build file runs **/*Test.java only): it
+# holds the buggy behaviour, so the developer's fix fails it, and it must not run as part of
+# the suite that judges an APR sample (Lang's MessageFormatTest, Time's TestAll* aggregates).
+OUTSIDE_SUITE = """package toy;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class CalcOldBehaviourCheck {
+    @Test
+    public void negativesAreDropped() {
+        assertEquals(2, new Calc().add(2, -3));
+    }
+}
+"""
+
+BUILD_XML = """<project name="Toy" basedir="${basedir}">
+    <fileset id="all.manual.tests" dir="${test.dir}" excludes="${d4j.tests.exclude}">
+        <include name='**/${test}.java' />
+        <include name="**/*Test.java"/>
+        <exclude name="**/*Abstract*Test.java"/>
+    </fileset>
+</project>
+"""
+
 ISSUES = [{"issue_id": "TOY-1", "title": "add drops <code>negative</code> numbers",
            "description": "<p>Calc.add(2, -3) returns 2.</p>", "project": "Toy", "bug_id": 1}]
 
@@ -166,7 +192,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _git(repo, "init", "-q")
     calc, test = "src/main/java/toy/Calc.java", "src/test/java/toy/CalcTest.java"
     buggy1 = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC, test: TEST % ""}, "buggy")
-    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % (TRIGGER + BROKEN_BY_FIX)},
+    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % (TRIGGER + BROKEN_BY_FIX),
+                            "src/test/java/toy/CalcOldBehaviourCheck.java": OUTSIDE_SUITE},
                      "fix add")
     patch1 = _git(repo, "diff", fixed1, buggy1, "--", "src/main") + "\n"
     # Bug 2: a patch that only rewords a comment, while its record names a test that passes.
@@ -182,6 +209,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (meta / "failing_tests" / fixed1).write_text(
         "## toy: 1f ##\n--- toy.CalcTest::testOldBehaviour\njava.lang.AssertionError\n",
         encoding="utf-8")
+    (meta / "Toy.build.xml").write_text(BUILD_XML, encoding="utf-8")
     (meta / "active-bugs.csv").write_text(
         "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n"
         f"1,{buggy1},{fixed1},TOY-1,https://example.org/TOY-1\n"
@@ -369,6 +397,19 @@ def test_the_tasks_run_gold_through_evaluate(prepared: tuple[Path, str], tmp_pat
     # passes and covers the class under test.
     assert len(status) == 6
     assert {row["status"] for row in status.values()} == {"ok"}, status
+
+
+def test_the_whole_suite_is_defects4js_not_every_compiled_test_class(
+    prepared: tuple[Path, str],
+) -> None:
+    """bugs.toml carries Defects4J's all.manual.tests patterns (those naming an Ant property
+    left out); a class outside them (CalcOldBehaviourCheck, which the fix fails) would have
+    failed the developer's APR fix in the gold run above."""
+    import tomllib
+
+    manifest = tomllib.loads((prepared[0] / "bugs.toml").read_text(encoding="utf-8"))
+    assert manifest["projects"]["Toy"]["suite"] == {"includes": ["**/*Test.java"],
+                                                    "excludes": ["**/*Abstract*Test.java"]}
 
 
 def test_bad_input_is_one_line_and_writes_nothing(world: dict[str, Path], tmp_path: Path,

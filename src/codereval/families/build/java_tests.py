@@ -73,6 +73,7 @@ from codereval.java.recording import (
     RecorderTools,
     ensure_recorder,
 )
+from codereval.java.test_selection import ant_pattern
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, tool_env
 from codereval.model import Language, Sample, Task, Verdict
 from codereval.runners.java import newer_junit
@@ -636,33 +637,11 @@ _PLATFORM_JAR = re.compile(r"(junit-(jupiter|platform|vintage)[\w-]*|opentest4j|
 _TESTNG_JAR = re.compile(r"testng-[\d.]+\.jar")
 
 
-def _ant(pattern: str) -> re.Pattern[str]:
-    """An Ant pattern as Surefire reads includes (``**/*Test.java``, ``%regex[...]``), over a
-    test source's path below its root, extension dropped on both sides."""
-    if pattern.startswith("%regex[") and pattern.endswith("]"):
-        return re.compile(pattern[7:-1].replace(".class", "").replace(".java", ""))
-    text = re.sub(r"\.(java|class)$", "", pattern.strip().lstrip("/"))
-    out = ""
-    index = 0
-    while index < len(text):
-        if text.startswith("**/", index):
-            out, index = out + "(?:.*/)?", index + 3
-        elif text.startswith("**", index):
-            out, index = out + ".*", index + 2
-        elif text[index] == "*":
-            out, index = out + "[^/]*", index + 1
-        elif text[index] == "?":
-            out, index = out + "[^/]", index + 1
-        else:
-            out, index = out + re.escape(text[index]), index + 1
-    return re.compile(out)
-
-
 def _test_classes(module: SuiteModule, compiled: Sequence[Path]) -> list[tuple[str, str]]:
     """(class name, source text) of the compiled test files Surefire would run: its includes
     and excludes when the POM gives them, else its default names."""
-    includes = [_ant(p) for p in module.includes]
-    excludes = [_ant(p) for p in module.excludes]
+    includes = [ant_pattern(p) for p in module.includes]
+    excludes = [ant_pattern(p) for p in module.excludes]
     found = []
     for path in compiled:
         root = next((r for r in module.sources if path.is_relative_to(r)), None)

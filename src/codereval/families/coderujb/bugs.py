@@ -12,6 +12,10 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     fixed = { commit = "9ab1...", overlay = "patches/7f" }
     excluded_tests = ["pkg.FooTest::testFlaky"]   # failures of these never count
 
+    [projects."acme/lib".suite]            # the whole suite: these test files (Ant patterns
+    includes = ["**/*Test.java"]           # over paths below a test root), not every class
+    excludes = ["**/Abstract*Test.java"]   # the tests compiled
+
     [projects."Lang"]
     defects4j = "Lang"                     # versions are Defects4J checkouts (defects4j on PATH)
 
@@ -79,6 +83,9 @@ class ProjectBugs:
     excluded: dict[str, tuple[str, ...]] = field(default_factory=dict)
     defects4j: str = ""
     base_dir: Path = Path(".")
+    # The whole suite's test files (Ant patterns); none: every test class compiled.
+    suite_includes: tuple[str, ...] = ()
+    suite_excludes: tuple[str, ...] = ()
 
     def recipe(self, version: str) -> VersionRecipe:
         bug, which = split_version(version)
@@ -128,10 +135,16 @@ def load_bugs(path: Path) -> dict[str, ProjectBugs]:
     for name, entry in projects.items():
         if not isinstance(entry, dict):
             raise UserError(f"{path}: project {name!r} must be a table")
-        unknown = set(entry) - {"bugs", "defects4j"}
+        unknown = set(entry) - {"bugs", "defects4j", "suite"}
         if unknown:
             raise UserError(f"{path}: project {name!r} has unknown keys {sorted(unknown)}",
-                            hint="allowed: bugs, defects4j")
+                            hint="allowed: bugs, defects4j, suite")
+        suite = entry.get("suite", {})
+        if not isinstance(suite, dict) or set(suite) - {"includes", "excludes"} or not all(
+                isinstance(suite.get(k, []), list) for k in ("includes", "excludes")):
+            raise UserError(f"{path}: project {name!r}: suite must be a table of includes and "
+                            "excludes (lists of Ant patterns)",
+                            hint='e.g. suite = { includes = ["**/*Test.java"] }')
         d4j = str(entry.get("defects4j", ""))
         bugs: dict[str, tuple[VersionRecipe, VersionRecipe]] = {}
         excluded: dict[str, tuple[str, ...]] = {}
@@ -150,8 +163,11 @@ def load_bugs(path: Path) -> dict[str, ProjectBugs]:
         if spec is None and not d4j:
             raise UserError(f"{path}: project {name!r} is not in {manifest}",
                             hint="add it there (its source), or give defects4j = \"<id>\"")
-        found[name] = ProjectBugs(name=name, spec=spec, bugs=bugs, excluded=excluded,
-                                  defects4j=d4j, base_dir=path.parent.resolve())
+        found[name] = ProjectBugs(
+            name=name, spec=spec, bugs=bugs, excluded=excluded, defects4j=d4j,
+            base_dir=path.parent.resolve(),
+            suite_includes=tuple(str(p) for p in suite.get("includes", [])),
+            suite_excludes=tuple(str(p) for p in suite.get("excludes", [])))
     return found
 
 

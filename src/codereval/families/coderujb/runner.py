@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import tempfile
@@ -71,6 +72,7 @@ from codereval.java.splice import (
     parses,
     replace_lines,
 )
+from codereval.java.test_selection import selected_test_classes
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, missing_toolchain
 from codereval.model import Outcome, Sample, Stage, Task, UjbKind, UjbMeasures, UjbSpec, Verdict
 from codereval.runners.base import RunContext, Runner
@@ -128,6 +130,13 @@ def _read_baseline(cache: Path) -> Baseline | None:
 class VersionEnv:
     info: JavaEnvInfo
     key: str
+    # What runs as the whole suite: the test classes the project's suite patterns name, or
+    # (without patterns) every class the tests compiled.
+    suite: tuple[str, ...] = ()
+
+    @property
+    def suite_selectors(self) -> tuple[str, ...]:
+        return self.suite or (f"@{self.info.test_classes}",)
 
 
 class CoderUjbRunner(Runner):
@@ -249,10 +258,21 @@ class CoderUjbRunner(Runner):
             known = self._envs.get((project, version))
         if known is not None:
             return known
-        spec = version_spec(self._project(project, ctx), version, root=ctx.env_root)
+        bugs = self._project(project, ctx)
+        spec = version_spec(bugs, version, root=ctx.env_root)
         env = JavaEnvironmentBuilder().build(spec, root=ctx.env_root)
-        result: VersionEnv | str = (VersionEnv(info=load_env_info(env.path), key=env.key)
-                                    if env.ready else env.error)
+        result: VersionEnv | str = env.error
+        if env.ready:
+            info = load_env_info(env.path)
+            suite: tuple[str, ...] = ()
+            if bugs.suite_includes or bugs.suite_excludes:
+                suite = tuple(selected_test_classes(
+                    info.test_classes, bugs.suite_includes or ("**/*",), bugs.suite_excludes))
+                if not suite:
+                    result = (f"no test class of {project} {version} matches its suite's "
+                              f"patterns {list(bugs.suite_includes)}")
+            if suite or not (bugs.suite_includes or bugs.suite_excludes):
+                result = VersionEnv(info=info, key=env.key, suite=suite)
         with self._lock:
             self._envs[(project, version)] = result
         return result
@@ -299,8 +319,12 @@ class CoderUjbRunner(Runner):
             known = self._baselines.get(env.key)
         if known is not None:
             return known
-        # The harness decides what counts as a failing test: its version is part of the key.
-        cache = ctx.env_root / "ujb-baselines" / f"{env.key}-{self._java.harness().key}.json"
+        # The harness decides what counts as a failing test: its version is part of the key,
+        # and so are the suite's classes when patterns chose them.
+        chosen = ("-" + hashlib.sha256("\n".join(env.suite).encode()).hexdigest()[:12]
+                  if env.suite else "")
+        cache = (ctx.env_root / "ujb-baselines"
+                 / f"{env.key}-{self._java.harness().key}{chosen}.json")
         found = _read_baseline(cache)
         result = found if found is not None else self._measure_baseline(env, ctx, cache)
         with self._lock:
@@ -310,7 +334,7 @@ class CoderUjbRunner(Runner):
     def _measure_baseline(self, env: VersionEnv, ctx: RunContext, cache: Path) -> Baseline | str:
         wall = max(BASELINE_MIN_SECONDS, 10 * ctx.limits.wall_time)
         limits = dataclasses.replace(ctx.limits, wall_time=wall, cpu_time=2 * wall)
-        run = self._run_tests(env.info, ctx, classes=None, selectors=(_suite(env.info),),
+        run = self._run_tests(env.info, ctx, classes=None, selectors=env.suite_selectors,
                               limits=limits)
         if not run.ended_normally:
             return (f"the unchanged suite of {env.info.project_root.parent.name} did not "
@@ -415,7 +439,7 @@ class CoderUjbRunner(Runner):
             suite_limits = dataclasses.replace(
                 ctx.limits, wall_time=wall,
                 cpu_time=None if cpu is None else cpu * wall / ctx.limits.wall_time)
-            suite = self._run_tests(info, ctx, classes=classes, selectors=(_suite(info),),
+            suite = self._run_tests(info, ctx, classes=classes, selectors=env.suite_selectors,
                                     limits=suite_limits)
         excluded = self._project(spec.project, ctx).excluded.get(spec.bug_id, ())
         verdict, detail = suite_verdict(named, suite, (*baseline.failing, *excluded))
@@ -707,11 +731,6 @@ def _root_relative(info: JavaEnvInfo, path: Path) -> str:
         if path.is_relative_to(root):
             return str(path.relative_to(root))
     raise SpliceError(f"{path} is in no source root of the project")
-
-
-def _suite(info: JavaEnvInfo) -> str:
-    """The harness selector for every test class the version compiled."""
-    return f"@{info.test_classes}"
 
 
 def _join(*parts: str) -> str:

@@ -72,7 +72,7 @@ def coverage_map(runner: CoderUjbRunner, ctx: RunContext, env: VersionEnv) -> li
                         memory_mb=ctx.limits.memory_mb, processes=ctx.limits.processes,
                         file_size_mb=ctx.limits.file_size_mb, disk_mb=None)
         run = runner.run_tests_per_test_coverage(
-            env, ctx, selectors=(f"@{info.test_classes}",), limits=limits, folder=folder,
+            env, ctx, selectors=env.suite_selectors, limits=limits, folder=folder,
             packages=packages_of(info.classes))
         if not (folder / "index.tsv").is_file():
             raise CoverageMapError(f"the suite wrote no per-test coverage ({run.status.value}: "

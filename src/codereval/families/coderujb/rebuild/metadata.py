@@ -106,6 +106,28 @@ def projects_folder(defects4j: Path) -> Path:
                     hint="git clone https://github.com/rjust/defects4j and pass its folder")
 
 
+_SUITE_FILESET = re.compile(r'<fileset\s[^>]*id="all\.manual\.tests"[^>]*>(.*?)</fileset>', re.S)
+_PATTERN = re.compile(r"""<(include|exclude)\s+name=['"]([^'"]*)['"]""")
+
+
+def suite_patterns(defects4j: Path, project: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The test files Defects4J runs as a project's whole suite: the includes and excludes of
+    the ``all.manual.tests`` fileset in ``<project>.build.xml`` (``**/*Test.java`` minus
+    ``**/*Abstract*Test.java`` and the project's known-bad ones); patterns naming an Ant
+    property (``**/${test}.java``, set only for one test's run) are left out. Both empty when
+    the file or fileset is not there."""
+    path = projects_folder(defects4j) / project / f"{project}.build.xml"
+    try:
+        found = _SUITE_FILESET.search(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return (), ()
+    if found is None:
+        return (), ()
+    pairs = [(kind, name) for kind, name in _PATTERN.findall(found.group(1)) if "${" not in name]
+    return (tuple(n for k, n in pairs if k == "include"),
+            tuple(n for k, n in pairs if k == "exclude"))
+
+
 def available_projects(defects4j: Path) -> list[str]:
     folder = projects_folder(defects4j)
     return sorted(p.name for p in folder.iterdir() if (p / "active-bugs.csv").is_file())

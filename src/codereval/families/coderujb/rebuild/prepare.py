@@ -36,6 +36,7 @@ from codereval.families.coderujb.rebuild.metadata import (
     available_projects,
     load_bugs,
     projects_folder,
+    suite_patterns,
 )
 from codereval.families.coderujb.rebuild.reproduce import Reproduction, check_bug
 from codereval.families.coderujb.rebuild.tasks import KINDS, IssueReport, Truncate, bug_rows
@@ -205,7 +206,8 @@ def prepare_defects4j(
             write_overlay(plan, staging / overlay_path(plan.bug))
             if plan.fixed_files:
                 write_overlay(plan, staging / overlay_path(plan.bug, "fixed"), fixed=True)
-        write_manifests(staging, plans, repositories)
+        suites = {project: suite_patterns(defects4j, project) for project in repositories}
+        write_manifests(staging, plans, repositories, suites)
         ctx = ctx_for(staging / "projects.toml")
         from codereval.families.coderujb.runner import CoderUjbRunner
 
@@ -238,7 +240,7 @@ def prepare_defects4j(
         for name, plan in plans.items():
             if name not in kept:
                 shutil.rmtree((staging / overlay_path(plan.bug)).parent, ignore_errors=True)
-        write_manifests(staging, kept, repositories)
+        write_manifests(staging, kept, repositories, suites)
         made = 0
         by_kind: dict[str, dict[str, dict[str, Any]]] = {
             kind: {} for kind in (*KINDS, "fcg", "ctg")}
@@ -344,7 +346,9 @@ def _toml_list(values: Sequence[str]) -> str:
 
 
 def write_manifests(folder: Path, plans: dict[str, BugVersions],
-                    repositories: dict[str, Path]) -> None:
+                    repositories: dict[str, Path],
+                    suites: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
+                    ) -> None:
     projects = ["# Defects4J's projects, from their public git histories "
                 "(codereval prepare defects4j)"]
     bugs = ["# Each bug's two versions, as Defects4J builds them: the fixed revision, and the",
@@ -354,6 +358,14 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
         projects += ["", f"[projects.{_toml_string(project)}]", 'language = "java"',
                      f"source = {_toml_string(str(repositories[project]))}",
                      f"java_release = {_toml_string(JAVA_RELEASE)}"]
+    for project in used:
+        includes, excludes = (suites or {}).get(project, ((), ()))
+        if includes or excludes:
+            # Defects4J's whole suite (its all.manual.tests), not every class the tests compile
+            # (a JUnit 3 aggregate would run its tests twice).
+            bugs += ["", f"[projects.{_toml_string(project)}.suite]",
+                     f"includes = {_toml_list(list(includes))}",
+                     f"excludes = {_toml_list(list(excludes))}"]
     for plan in plans.values():
         bug = plan.bug
         layout = (f"commit = {_toml_string(bug.fixed_revision)}, "

@@ -1,0 +1,77 @@
+"""A project's whole suite is the test classes its build's patterns name (Defects4J's
+all.manual.tests, Surefire's includes), and a bugs manifest says which."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codereval.errors import UserError
+from codereval.families.coderujb.bugs import load_bugs
+from codereval.families.coderujb.rebuild.metadata import suite_patterns
+from codereval.java.test_selection import ant_pattern, selected_test_classes
+
+
+def _classes(root: Path, *names: str) -> Path:
+    for name in names:
+        path = root / f"{name}.class"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\xca\xfe\xba\xbe")
+    return root
+
+
+@pytest.mark.parametrize(("pattern", "path", "matches"), [
+    ("**/*Test.java", "org/a/FooTest", True),
+    ("**/*Test.java", "FooTest", True),
+    ("**/*Test.java", "org/a/FooTests", False),
+    ("**/Test*.java", "org/joda/time/TestAllPackages", True),
+    ("**/gj/*.java", "org/joda/time/chrono/gj/TestGJChronology", True),
+    ("org/apache/x/MessageFormatTest.java", "org/apache/x/MessageFormatTest", True),
+    ("org/apache/x/MessageFormatTest.java", "org/apache/y/MessageFormatTest", False),
+    ("%regex[.*IT.class]", "org/a/FooIT", True),
+])
+def test_ant_patterns_match_test_paths_as_ant_does(pattern: str, path: str,
+                                                  matches: bool) -> None:
+    assert (ant_pattern(pattern).fullmatch(path) is not None) is matches
+
+
+def test_the_suite_is_the_included_classes_minus_the_excluded_top_level_ones(
+    tmp_path: Path,
+) -> None:
+    root = _classes(tmp_path, "org/joda/time/TestDateTime", "org/joda/time/TestAllPackages",
+                    "org/joda/time/TestDateTime$1", "org/joda/time/chrono/gj/TestGJChronology",
+                    "org/joda/time/AbstractTestCase", "org/joda/time/MockZone")
+    # Joda-Time's: its TestAll* aggregates would run every test a second time.
+    chosen = selected_test_classes(root, ["**/Test*.java", "**/gj/TestAll.java"],
+                                   ["**/TestAll*.java", "**/gj/*.java"])
+    assert chosen == ["org.joda.time.TestDateTime"]
+
+
+def test_defects4js_suite_patterns_come_from_its_build_file(tmp_path: Path) -> None:
+    folder = tmp_path / "framework" / "projects" / "Toy"
+    folder.mkdir(parents=True)
+    (folder / "active-bugs.csv").write_text("bug.id\n", encoding="utf-8")
+    assert suite_patterns(tmp_path, "Toy") == ((), ())  # no build file: every class
+    (folder / "Toy.build.xml").write_text(
+        '<project><fileset id="rel.manual.tests"><include name="x"/></fileset>\n'
+        '<fileset id="all.manual.tests" dir="${test.dir}">\n'
+        "  <include name='**/${test}.java' /><include name=\"**/*Test.java\"/>\n"
+        "  <exclude name='**/*Abstract*Test.java'/><exclude name='**/random/*.java'/>\n"
+        "</fileset></project>\n", encoding="utf-8")
+    assert suite_patterns(tmp_path, "Toy") == (("**/*Test.java",),
+                                               ("**/*Abstract*Test.java", "**/random/*.java"))
+
+
+def test_a_bugs_manifest_names_a_projects_suite(tmp_path: Path) -> None:
+    manifest = tmp_path / "bugs.toml"
+    manifest.write_text('[projects."Lang"]\ndefects4j = "Lang"\n'
+                        '[projects."Lang".suite]\nincludes = ["**/*Test.java"]\n'
+                        'excludes = ["**/Abstract*.java"]\n', encoding="utf-8")
+    lang = load_bugs(manifest)["Lang"]
+    assert (lang.suite_includes, lang.suite_excludes) == (("**/*Test.java",),
+                                                          ("**/Abstract*.java",))
+    manifest.write_text('[projects."Lang"]\ndefects4j = "Lang"\n'
+                        'suite = { includes = "**/*Test.java" }\n', encoding="utf-8")
+    with pytest.raises(UserError, match="suite must be a table of includes and excludes"):
+        load_bugs(manifest)
