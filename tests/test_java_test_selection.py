@@ -3,14 +3,21 @@ all.manual.tests, Surefire's includes), and a bugs manifest says which."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from codereval.benchmarks import builtin_dir
 from codereval.errors import UserError
 from codereval.families.coderujb.bugs import load_bugs
 from codereval.families.coderujb.rebuild.metadata import suite_patterns
+from codereval.families.coderujb.runner import CoderUjbRunner
 from codereval.java.test_selection import ant_pattern, selected_test_classes
+from codereval.java.toolchain import missing_toolchain
+from codereval.runners.base import RunContext
+from codereval.sandbox import get_sandbox
+from codereval.sandbox.base import Limits
 
 
 def _classes(root: Path, *names: str) -> Path:
@@ -75,3 +82,35 @@ def test_a_bugs_manifest_names_a_projects_suite(tmp_path: Path) -> None:
                         'suite = { includes = "**/*Test.java" }\n', encoding="utf-8")
     with pytest.raises(UserError, match="suite must be a table of includes and excludes"):
         load_bugs(manifest)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(missing_toolchain() is not None, reason="no JDK")
+def test_a_version_whose_suite_patterns_match_no_class_says_so(
+    ujb_env_root: Path, tmp_path: Path,
+) -> None:
+    """Rather than run an empty suite that every sample would pass."""
+    bench = tmp_path / "mini"
+    shutil.copytree(builtin_dir("mini_coderujb"), bench)
+    manifest = bench / "bugs.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8")
+                        + '\n[projects."mini-ujb/langlite".suite]\n'
+                          'includes = ["**/*IT.java"]\n', encoding="utf-8")
+    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=20.0),
+                     work_root=tmp_path / "work", env_root=ujb_env_root,
+                     projects_dir=bench / "projects.toml")
+    runner, fresh = CoderUjbRunner(), CoderUjbRunner()  # each reads the manifest once
+    try:
+        found = runner.version_environment("mini-ujb/langlite", "1f", ctx)
+        assert isinstance(found, str)
+        assert found.startswith("no test class of mini-ujb/langlite 1f matches its suite's "
+                                "patterns (includes ['**/*IT.java']")
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace("*IT.java", "*Test.java"),
+                            encoding="utf-8")
+        chosen = fresh.version_environment("mini-ujb/langlite", "1f", ctx)
+        assert not isinstance(chosen, str)
+        assert chosen.suite and all(c.endswith("Test") for c in chosen.suite)
+        assert chosen.suite_selectors == chosen.suite
+    finally:
+        runner.close()
+        fresh.close()

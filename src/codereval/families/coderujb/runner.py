@@ -264,15 +264,14 @@ class CoderUjbRunner(Runner):
         result: VersionEnv | str = env.error
         if env.ready:
             info = load_env_info(env.path)
-            suite: tuple[str, ...] = ()
-            if bugs.suite_includes or bugs.suite_excludes:
-                suite = tuple(selected_test_classes(
-                    info.test_classes, bugs.suite_includes or ("**/*",), bugs.suite_excludes))
-                if not suite:
-                    result = (f"no test class of {project} {version} matches its suite's "
-                              f"patterns {list(bugs.suite_includes)}")
-            if suite or not (bugs.suite_includes or bugs.suite_excludes):
-                result = VersionEnv(info=info, key=env.key, suite=suite)
+            patterned = bool(bugs.suite_includes or bugs.suite_excludes)
+            suite = tuple(selected_test_classes(
+                info.test_classes, bugs.suite_includes or ("**/*",), bugs.suite_excludes)
+                ) if patterned else ()
+            result = (VersionEnv(info=info, key=env.key, suite=suite) if suite or not patterned
+                      else f"no test class of {project} {version} matches its suite's patterns "
+                           f"(includes {list(bugs.suite_includes)}, excludes "
+                           f"{list(bugs.suite_excludes)} in {BUGS_FILE})")
         with self._lock:
             self._envs[(project, version)] = result
         return result
