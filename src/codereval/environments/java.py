@@ -37,7 +37,7 @@ from codereval.environments.python import BuildReport
 from codereval.environments.sources import fetch_source, local_source_dir
 from codereval.environments.staging import staging_dir, sweep_staging, temporary_staging
 from codereval.errors import ToolchainMissing, UserError
-from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact, junit_floor
+from codereval.java.artifacts import ECJ, ArtifactUnavailable, ensure_artifact, newer_junit
 from codereval.java.module_patches import module_patches
 from codereval.java.platform_api import release_api
 from codereval.java.toolchain import (
@@ -110,9 +110,18 @@ class JavaEnvInfo:
 
     def compile_options(self) -> list[str]:
         """javac options for a sample: as the project was compiled."""
+        return self._compile_options(self.java_source)
+
+    def test_compile_options(self) -> list[str]:
+        """javac options for a sample that is a test: as the project's tests were compiled.
+        Sources older than Java 5 compile their tests at 1.5, as Defects4J does (and as the
+        project's test files 1.4 rejects were compiled here)."""
+        return self._compile_options(JAVA5_SOURCE if self.compiler == "ecj" else self.java_source)
+
+    def _compile_options(self, source: str) -> list[str]:
         options = ["-proc:none", "-g"] if not self.processors else ["-g"]
         if self.compiler == "ecj":
-            options += ecj_options(self.java_source, self.java_release)
+            options += ecj_options(source, self.java_release)
         elif self.java_release:
             options += ["--release", self.java_release]
             if self.java_release in OLDER_RELEASE.values():
@@ -124,24 +133,12 @@ class JavaEnvInfo:
     def compile_classpath(self) -> list[Path]:
         return [self.classes, self.test_classes, *self.dependencies]
 
-    def test_compile_options(self) -> list[str]:
-        """javac options for a sample that is a test: as the project's tests were compiled.
-        Sources older than Java 5 compile their tests at 1.5, as Defects4J does (and as the
-        project's test files 1.4 rejects were compiled here)."""
-        if self.compiler != "ecj":
-            return self.compile_options()
-        options = ["-proc:none", "-g"] if not self.processors else ["-g"]
-        return [*options, *ecj_options(JAVA5_SOURCE, self.java_release)]
-
     def test_compile_classpath(self) -> list[Path]:
         """The classpath a test sample compiles against: the project's, with the JUnit its
         tests run with ahead of a JUnit older than 4.12 (Defects4J puts its JUnit 4 on every
         test classpath; a test written for JUnit 4 compiles and runs there)."""
-        try:
-            floor = junit_floor(self.dependencies)
-        except ArtifactUnavailable:
-            floor = []
-        return [self.classes, self.test_classes, *floor, *self.dependencies]
+        return [self.classes, self.test_classes, *newer_junit(self.dependencies),
+                *self.dependencies]
 
     def find_source(self, relative: str) -> Path | None:
         """The file ``relative`` (``<package path>/<File>.java``) in a main or test root."""
@@ -825,11 +822,11 @@ def _tests_at_java5(
 
     Defects4J compiles Commons Lang 2 at 1.5 with a JUnit 4 on the classpath, and its fixes to
     the tests rely on both (``@FixMethodOrder`` on a JUnit 3 test case); the suite runs with
-    that newer JUnit here too (``junit_floor``)."""
+    that newer JUnit here too (``newer_junit``)."""
+    floor = newer_junit(classpath)
     try:
-        floor = junit_floor(classpath)
         options = [*ecj_options(JAVA5_SOURCE, release), "-encoding", encoding]
-    except (ArtifactUnavailable, ToolchainMissing):
+    except ToolchainMissing:
         return files
     out = test_classes.parent / f"{test_classes.name}-{JAVA5_SOURCE}"
     try:

@@ -37,7 +37,7 @@ from codereval.java.artifacts import (
     JUNIT_CONSOLE,
     ArtifactUnavailable,
     ensure_artifact,
-    junit_floor,
+    newer_junit,
 )
 from codereval.java.build import HARNESS_MAIN, JavaTools, ensure_built
 from codereval.java.cds import ClassPathPlan, SharedArchives
@@ -486,15 +486,6 @@ def compile_stopped(compiled: CompileResult, base: dict[str, object], *,
 
 def _same_plan(a: ClassPathPlan, b: ClassPathPlan) -> bool:
     return a.classpath == b.classpath and a.flags() == b.flags()
-
-
-def newer_junit(dependencies: Sequence[Path]) -> list[Path]:
-    """JUnit 4.13 ahead of a project's junit:junit older than 4.12 (which the launcher's vintage
-    engine refuses); nothing when it cannot be had, and the run says why."""
-    try:
-        return junit_floor(dependencies)
-    except ArtifactUnavailable:
-        return []
 
 
 def _mode(task: Task) -> str:

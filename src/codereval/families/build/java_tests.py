@@ -65,6 +65,7 @@ from codereval.java.artifacts import (
     JUNIT_CONSOLE,
     ArtifactUnavailable,
     ensure_artifact,
+    newer_junit,
 )
 from codereval.java.module_patches import module_patches, patch_flags
 from codereval.java.recording import (
@@ -76,7 +77,6 @@ from codereval.java.recording import (
 from codereval.java.test_selection import ant_pattern
 from codereval.java.toolchain import JAVA_LOCALE_FLAGS, find_jdk, tool_env
 from codereval.model import Language, Sample, Task, Verdict
-from codereval.runners.java import newer_junit
 from codereval.runners.python import project_folder
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import ExecRequest, ExecResult, Limits, Mount, Sandbox

@@ -54,7 +54,7 @@ from codereval.families.coderujb.verdicts import (
     ujb_spec,
     versions_for,
 )
-from codereval.java.artifacts import ArtifactUnavailable, ensure_artifact
+from codereval.java.artifacts import ArtifactUnavailable, ensure_artifact, newer_junit
 from codereval.java.build import HARNESS_MAIN
 from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.java.jacoco import (
@@ -86,7 +86,6 @@ from codereval.runners.java import (
     classes_not_run,
     compile_stopped,
     exception_line,
-    newer_junit,
     split_marker,
 )
 from codereval.runners.marker import new_marker
