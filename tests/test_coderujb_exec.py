@@ -90,6 +90,18 @@ def _ctx(env_root: Path, work: Path) -> RunContext:
                       env_root=env_root, projects_dir=MINI / "projects.toml")
 
 
+def references() -> dict[UjbKind, tuple[Task, Sample]]:
+    """The first built-in reference sample of each kind, with its task."""
+    tasks = {t.task_id: t for t in load_benchmark("mini-coderujb")}
+    found: dict[UjbKind, tuple[Task, Sample]] = {}
+    for row in map(json.loads, (MINI / "samples.jsonl").read_text(encoding="utf-8").splitlines()):
+        task = tasks[row["task_id"]]
+        if row["label"] == "reference" and task.ujb is not None:
+            found.setdefault(task.ujb.kind, (task, Sample(task_id=task.task_id, index=0,
+                                                          code=row["code"], raw=row["code"])))
+    return found
+
+
 @pytest.fixture(scope="session")
 def outcomes(tasks: dict[str, Task], labelled: list[tuple[Sample, str]], ujb_env_root: Path,
              tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Outcome]:

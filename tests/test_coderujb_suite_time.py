@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from test_coderujb_exec import _ctx, references
 
-from codereval.benchmarks import builtin_dir, load_benchmark
+from codereval.benchmarks import load_benchmark
 from codereval.families.coderujb import runner as ujb_runner
 from codereval.families.coderujb.defects4j import Defects4JExecutor
 from codereval.families.coderujb.runner import BASELINE_FORMAT, CoderUjbRunner
@@ -25,12 +26,10 @@ from codereval.families.coderujb.verdicts import (
     versions_for,
 )
 from codereval.java.toolchain import missing_toolchain
-from codereval.model import Sample, UjbKind, Verdict
+from codereval.model import UjbKind, Verdict
 from codereval.runners.base import RunContext
 from codereval.sandbox import get_sandbox
 from codereval.sandbox.base import Limits
-
-MINI = builtin_dir("mini_coderujb")
 
 
 def test_the_suite_gets_the_samples_limit_plus_three_times_the_unchanged_suite() -> None:
@@ -55,12 +54,7 @@ def test_a_kept_baseline_of_the_old_format_is_measured_again(tmp_path: Path) -> 
 def test_a_samples_suite_run_gets_the_time_the_measured_baseline_allows(
     ujb_env_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    tasks = {t.task_id: t for t in load_benchmark("mini-coderujb")}
-    row = next(r for r in map(json.loads, (MINI / "samples.jsonl").read_text().splitlines())
-               if r["label"] == "reference" and tasks[r["task_id"]].ujb is not None
-               and tasks[r["task_id"]].ujb.kind is UjbKind.APR)  # type: ignore[union-attr]
-    task = tasks[row["task_id"]]
-    sample = Sample(task_id=task.task_id, index=0, code=row["code"], raw=row["code"])
+    task, sample = references()[UjbKind.APR]
     seen: list[tuple[tuple[str, ...], float]] = []
     real = CoderUjbRunner._run_tests
 
@@ -70,9 +64,7 @@ def test_a_samples_suite_run_gets_the_time_the_measured_baseline_allows(
         return run
 
     monkeypatch.setattr(CoderUjbRunner, "_run_tests", spy)
-    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=20.0, memory_mb=768),
-                     work_root=tmp_path, env_root=ujb_env_root,
-                     projects_dir=MINI / "projects.toml")
+    ctx = _ctx(ujb_env_root, tmp_path)
     runner = CoderUjbRunner()
     try:
         done = runner.run(task, sample, ctx)

@@ -9,21 +9,15 @@ tests/test_real_project_quirks.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from test_coderujb_exec import _ctx, references
 
-from codereval.benchmarks import builtin_dir, load_benchmark
 from codereval.environments.java import JavaEnvInfo
 from codereval.families.coderujb.runner import CoderUjbRunner
 from codereval.java.toolchain import missing_toolchain
-from codereval.model import Sample, UjbKind, Verdict
-from codereval.runners.base import RunContext
-from codereval.sandbox import get_sandbox
-from codereval.sandbox.base import Limits
-
-MINI = builtin_dir("mini_coderujb")
+from codereval.model import UjbKind, Verdict
 
 
 @pytest.mark.slow
@@ -31,12 +25,7 @@ MINI = builtin_dir("mini_coderujb")
 def test_test_samples_compile_with_the_tests_options_and_code_with_the_sources(
     ujb_env_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    tasks = {t.task_id: t for t in load_benchmark("mini-coderujb")}
-    references = {}
-    for row in map(json.loads, (MINI / "samples.jsonl").read_text().splitlines()):
-        task = tasks[row["task_id"]]
-        if row["label"] == "reference" and task.ujb is not None:
-            references.setdefault(task.ujb.kind, (task, row["code"]))
+    chosen = references()
     compiled: list[str] = []
     real_tests, real_sources = JavaEnvInfo.test_compile_options, JavaEnvInfo.compile_options
 
@@ -50,22 +39,17 @@ def test_test_samples_compile_with_the_tests_options_and_code_with_the_sources(
 
     monkeypatch.setattr(JavaEnvInfo, "test_compile_options", as_tests)
     monkeypatch.setattr(JavaEnvInfo, "compile_options", as_sources)
-    ctx = RunContext(sandbox=get_sandbox("auto"), limits=Limits(wall_time=20.0, memory_mb=768),
-                     work_root=tmp_path, env_root=ujb_env_root,
-                     projects_dir=MINI / "projects.toml")
+    ctx = _ctx(ujb_env_root, tmp_path)
     runner = CoderUjbRunner()
     seen: dict[UjbKind, list[str]] = {}
     try:
         for kind in (UjbKind.ITG, UjbKind.CTG, UjbKind.FCG, UjbKind.APR):
-            task, code = references[kind]
+            task, sample = chosen[kind]
             compiled.clear()
-            done = runner.run(task, Sample(task_id=task.task_id, index=0, code=code, raw=code),
-                              ctx)
+            done = runner.run(task, sample, ctx)
             assert done.verdict is Verdict.PASSED, (kind, done.detail)
             seen[kind] = sorted(set(compiled))
     finally:
         runner.close()
-    # (A project built by javac compiles its tests with its sources' options: asking for the
-    # tests' options asks for those too.)
     assert "tests" in seen[UjbKind.ITG] and "tests" in seen[UjbKind.CTG]
     assert seen[UjbKind.FCG] == seen[UjbKind.APR] == ["sources"]
