@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 # the CUDA build (~5 GB installed, about a minute), so only `make test` installs it. It also
 # starts a real Ray cluster on loopback for --executor ray (the ray extra).
 TEST_STAMP := $(VENV)/.installed-test
+# One pytest worker more than the 2 cores CI has: much of the suite waits rather than computes
+# (samples that run into their wall time, JVMs and Ray nodes starting, builds on the network),
+# and a third worker fills those waits. `make test TEST_WORKERS=2` for the old setting.
+TEST_WORKERS ?= 3
 
 .PHONY: demo test lint setup system clean wheel-smoke
 
@@ -37,7 +41,7 @@ test: $(TEST_STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/pytest -n 2 -q --durations=25
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -q --durations=25
 
 # Build the wheel, install it into a fresh venv, run the demo and docs/api.md's example from it
 # (also run by the test suite, tests/test_wheel_smoke.py).
