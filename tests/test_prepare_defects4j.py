@@ -137,6 +137,26 @@ BROKEN_BY_FIX = """
     }
 """
 
+# Tests Defects4J takes out of every checkout: one that never ends (Math's broken_tests: some
+# revisions loop in GraggBulirschStoerIntegratorTest) and one that fails at random
+# (random_tests). Run, the first would hold every run of CalcTest or of the suite to its wall
+# time, the baselines' and the coverage map's included.
+LEFT_OUT = """
+    @Test
+    public void testNeverEnds() {
+        long spins = 0;
+        while (System.nanoTime() != 0) {
+            spins++;
+        }
+        assertEquals(0, spins);
+    }
+
+    @Test
+    public void testCoinFlip() {
+        assertEquals(1, 2);
+    }
+"""
+
 # A test class outside Defects4J's whole suite (its build file runs **/*Test.java only): it
 # holds the buggy behaviour, so the developer's fix fails it, and it must not run as part of
 # the suite that judges an APR sample (Lang's MessageFormatTest, Time's TestAll* aggregates).
@@ -192,7 +212,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _git(repo, "init", "-q")
     calc, test = "src/main/java/toy/Calc.java", "src/test/java/toy/CalcTest.java"
     buggy1 = _commit(repo, {"pom.xml": POM, calc: BUGGY_CALC, test: TEST % ""}, "buggy")
-    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % (TRIGGER + BROKEN_BY_FIX),
+    fixed1 = _commit(repo, {calc: FIXED_CALC, test: TEST % (TRIGGER + BROKEN_BY_FIX + LEFT_OUT),
                             "src/test/java/toy/CalcOldBehaviourCheck.java": OUTSIDE_SUITE},
                      "fix add")
     patch1 = _git(repo, "diff", fixed1, buggy1, "--", "src/main") + "\n"
@@ -210,6 +230,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "## toy: 1f ##\n--- toy.CalcTest::testOldBehaviour\njava.lang.AssertionError\n",
         encoding="utf-8")
     (meta / "Toy.build.xml").write_text(BUILD_XML, encoding="utf-8")
+    (meta / "broken_tests").write_text("--- toy.CalcTest::testNeverEnds\n", encoding="utf-8")
+    (meta / "random_tests").write_text(
+        "    /* fails at random */\n--- toy.CalcTest::testCoinFlip\n", encoding="utf-8")
     (meta / "active-bugs.csv").write_text(
         "bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url\n"
         f"1,{buggy1},{fixed1},TOY-1,https://example.org/TOY-1\n"
@@ -260,8 +283,10 @@ def test_a_bug_whose_buggy_version_fails_its_trigger_test_is_reproduced(
     bug = _rebuild(prepared[0])["Toy-1"]
     assert bug["status"] == "reproduced", bug
     assert bug["failing_buggy"] == ["toy.CalcTest::testAddNegative"]
-    # The test the fix broke fails on the fixed version only: recorded, and not held against it.
-    assert bug["failing_fixed"] == ["toy.CalcTest::testOldBehaviour"]
+    # The tests Defects4J takes out of its checkouts do not run: the one the fix broke and the
+    # random one (both fail when run) and the endless one (which would have held the trigger
+    # class's run to its wall time, and the bug would not have been reproduced).
+    assert bug["failing_fixed"] == []
     # The project's latest (here: only) reproduced bug also gives FCG and CTG tasks.
     assert bug["tasks"] == {"fcg": 1, "ctg": 1, "itg": 1, "apr": 1, "dd": 2}
 
@@ -303,7 +328,9 @@ def test_the_buggy_version_is_the_fixed_tree_with_the_patch_applied(
     assert overlay.read_text(encoding="utf-8") == BUGGY_CALC
     bugs = (out / "bugs.toml").read_text(encoding="utf-8")
     assert 'overlay = "overlays/Toy/1/buggy"' in bugs and "[projects.\"Toy\".bugs.2]" not in bugs
-    assert 'excluded_tests = ["toy.CalcTest::testOldBehaviour"]' in bugs
+    # Defects4J's failing_tests of the fixed revision, then random_tests and broken_tests.
+    assert ('excluded_tests = ["toy.CalcTest::testOldBehaviour", "toy.CalcTest::testCoinFlip", '
+            '"toy.CalcTest::testNeverEnds"]') in bugs
 
 
 def test_apr_rows_follow_coderujb_the_fixed_functions_lines_and_the_buggy_function_prompted(

@@ -10,7 +10,7 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     [projects."acme/lib".bugs.7]
     buggy = { commit = "4f2c..." }         # the project's git source at a revision
     fixed = { commit = "9ab1...", overlay = "patches/7f" }
-    excluded_tests = ["pkg.FooTest::testFlaky"]   # failures of these never count
+    excluded_tests = ["pkg.FooTest::testFlaky"]   # left out of the suite, never counted
 
     [projects."acme/lib".suite]            # the whole suite: these test files (Ant patterns
     includes = ["**/*Test.java"]           # over paths below a test root), not every class

@@ -40,6 +40,7 @@ from codereval.families.coderujb.bugs import (
     ProjectBugs,
     bugs_manifest_for,
     load_bugs,
+    split_version,
     version_spec,
 )
 from codereval.families.coderujb.splice import NO_TEST_METHOD, spliced_test
@@ -132,10 +133,14 @@ class VersionEnv:
     # What runs as the whole suite: the test classes the project's suite patterns name, or
     # (without patterns) every class the tests compiled.
     suite: tuple[str, ...] = ()
+    # The bug's excluded tests: Defects4J removes them from its checkouts (flaky, looping,
+    # failing on the fixed version), so the whole suite runs without them.
+    skipped: tuple[str, ...] = ()
 
     @property
     def suite_selectors(self) -> tuple[str, ...]:
-        return self.suite or (f"@{self.info.test_classes}",)
+        return (*(self.suite or (f"@{self.info.test_classes}",)),
+                *(f"!{test}" for test in self.skipped))
 
 
 class CoderUjbRunner(Runner):
@@ -267,7 +272,9 @@ class CoderUjbRunner(Runner):
             suite = tuple(selected_test_classes(
                 info.test_classes, bugs.suite_includes or ("**/*",), bugs.suite_excludes)
                 ) if patterned else ()
-            result = (VersionEnv(info=info, key=env.key, suite=suite) if suite or not patterned
+            skipped = bugs.excluded.get(split_version(version)[0], ())
+            result = (VersionEnv(info=info, key=env.key, suite=suite, skipped=skipped)
+                      if suite or not patterned
                       else f"no test class of {project} {version} matches its suite's patterns "
                            f"(includes {list(bugs.suite_includes)}, excludes "
                            f"{list(bugs.suite_excludes)} in {BUGS_FILE})")
@@ -318,9 +325,9 @@ class CoderUjbRunner(Runner):
         if known is not None:
             return known
         # The harness decides what counts as a failing test: its version is part of the key,
-        # and so are the suite's classes when patterns chose them.
-        chosen = ("-" + hashlib.sha256("\n".join(env.suite).encode()).hexdigest()[:12]
-                  if env.suite else "")
+        # and so is what runs as the suite when patterns chose its classes or tests are left out.
+        chosen = ("-" + hashlib.sha256("\n".join(env.suite_selectors).encode()).hexdigest()[:12]
+                  if env.suite or env.skipped else "")
         cache = (ctx.env_root / "ujb-baselines"
                  / f"{env.key}-{self._java.harness().key}{chosen}.json")
         found = _read_baseline(cache)

@@ -35,7 +35,8 @@ import java.util.SplittableRandom;
  *
  * <p>Usage: RunTest main|junit TEST_CLASS, or RunTest tests SELECTOR... where a selector is
  * {@code pkg.Class::method}, {@code pkg.Class}, or {@code @DIR} (every test class under the
- * class folder DIR: a whole suite). The tests mode reports which tests failed, by name, in the
+ * class folder DIR: a whole suite), and {@code !pkg.Class::method} or {@code !pkg.Class} leaves
+ * that test (or that class's tests) out of what the others select. The tests mode reports which tests failed, by name, in the
  * marker line, and with {@code -Dcodereval.jacoco=dump} writes JaCoCo's coverage before halting
  * (the agent's own dump runs from a shutdown hook, which halt skips).
  */
@@ -309,12 +310,21 @@ public final class RunTest {
         return displayName.replace(',', ' ');
     }
 
-    static String runSelected(String[] wanted) throws ReflectiveOperationException {
+    static String runSelected(String[] args) throws ReflectiveOperationException {
+        java.util.List<String> wanted = new java.util.ArrayList<>();
+        java.util.Set<String> skipped = new java.util.HashSet<>();
+        for (String one : args) {
+            if (one.startsWith("!")) {
+                skipped.add(one.substring(1));
+            } else {
+                wanted.add(one);
+            }
+        }
         Class<?> selectorType = Class.forName("org.junit.platform.engine.DiscoverySelector");
         Class<?> selectors = Class.forName("org.junit.platform.engine.discovery.DiscoverySelectors");
-        Object selectorArray = Array.newInstance(selectorType, wanted.length);
-        for (int i = 0; i < wanted.length; i++) {
-            String one = wanted[i];
+        Object selectorArray = Array.newInstance(selectorType, wanted.size());
+        for (int i = 0; i < wanted.size(); i++) {
+            String one = wanted.get(i);
             Object selector;
             if (one.startsWith("@")) {
                 java.util.Set<java.nio.file.Path> roots =
@@ -331,7 +341,7 @@ public final class RunTest {
             }
             Array.set(selectorArray, i, selector);
         }
-        Tally tally = launch(selectorArray);
+        Tally tally = launch(selectorArray, skipped);
         return "tests run=" + tally.tests + " failures=" + tally.failures + " errors="
                 + tally.errors + " failed=" + String.join(",", tally.failed);
     }
@@ -515,11 +525,29 @@ public final class RunTest {
     }
 
     static Tally launch(Object selectorArray) throws ReflectiveOperationException {
+        return launch(selectorArray, java.util.Collections.emptySet());
+    }
+
+    /**
+     * Runs what the selectors select but the tests named in {@code skipped} ({@code
+     * pkg.Class::method}, or {@code pkg.Class} for all of its tests): Defects4J removes such
+     * tests (flaky, looping, failing on the fixed version) from its checkouts, so they must not
+     * run at all, which a failure left uncounted would not achieve for a test that never ends.
+     */
+    static Tally launch(Object selectorArray, java.util.Set<String> skipped)
+            throws ReflectiveOperationException {
         ClassLoader loader = RunTest.class.getClassLoader();
         Class<?> builderType =
                 Class.forName("org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder");
         Object builder = builderType.getMethod("request").invoke(null);
         builderType.getMethod("selectors", selectorArray.getClass()).invoke(builder, selectorArray);
+        if (!skipped.isEmpty()) {
+            Class<?> filterType = Class.forName("org.junit.platform.launcher.PostDiscoveryFilter");
+            Object filters = Array.newInstance(filterType, 1);
+            Array.set(filters, 0, skipFilter(filterType, skipped));
+            builderType.getMethod("filters", Class.forName(
+                    "[Lorg.junit.platform.engine.Filter;")).invoke(builder, filters);
+        }
         Object request = builderType.getMethod("build").invoke(builder);
         Class<?> requestType = Class.forName("org.junit.platform.launcher.LauncherDiscoveryRequest");
         Class<?> listenerType = Class.forName("org.junit.platform.launcher.TestExecutionListener");
@@ -533,5 +561,56 @@ public final class RunTest {
         launcherType.getMethod("execute", requestType, listeners.getClass())
                 .invoke(launcher, request, listeners);
         return tally;
+    }
+    /** A PostDiscoveryFilter that excludes the tests in {@code skipped} (see launch). */
+    static Object skipFilter(Class<?> filterType, java.util.Set<String> skipped)
+            throws ReflectiveOperationException {
+        Class<?> descriptorType = Class.forName("org.junit.platform.engine.TestDescriptor");
+        Method getSource = descriptorType.getMethod("getSource");
+        Method includedIf = Class.forName("org.junit.platform.engine.FilterResult")
+                .getMethod("includedIf", boolean.class);
+        InvocationHandler handler = new InvocationHandler() {
+            @Override
+            public Object invoke(Object proxy, Method method, Object[] margs) throws Throwable {
+                switch (method.getName()) {
+                    case "apply":
+                        return includedIf.invoke(null, !isSkipped(margs[0]));
+                    case "toPredicate":
+                        return (java.util.function.Predicate<Object>) d -> !isSkipped(d);
+                    case "hashCode":
+                        return System.identityHashCode(proxy);
+                    case "equals":
+                        return proxy == margs[0];
+                    case "toString":
+                        return "tests left out: " + skipped;
+                    default:
+                        throw new UnsupportedOperationException(method.getName());
+                }
+            }
+
+            private boolean isSkipped(Object descriptor) {
+                try {
+                    Optional<?> source = (Optional<?>) getSource.invoke(descriptor);
+                    Object where = source.orElse(null);
+                    if (where == null) {
+                        return false;
+                    }
+                    String kind = where.getClass().getSimpleName();
+                    if (!"MethodSource".equals(kind) && !"ClassSource".equals(kind)) {
+                        return false;
+                    }
+                    String cls = (String) where.getClass().getMethod("getClassName").invoke(where);
+                    if (skipped.contains(cls)) {
+                        return true;
+                    }
+                    return "MethodSource".equals(kind) && skipped.contains(cls + "::"
+                            + where.getClass().getMethod("getMethodName").invoke(where));
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+        return Proxy.newProxyInstance(RunTest.class.getClassLoader(), new Class<?>[] {filterType},
+                handler);
     }
 }

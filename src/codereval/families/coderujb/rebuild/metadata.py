@@ -66,13 +66,17 @@ class Defects4jBug:
     # others running first: Defects4J removes both from its checkouts.
     failing_on_fixed: tuple[str, ...]
     dependent_tests: tuple[str, ...] = ()
+    # Tests Defects4J removes from every checkout of the project: ``random_tests`` (they fail
+    # at random) and ``broken_tests`` (Math's: they loop on some revisions).
+    flaky_tests: tuple[str, ...] = ()
     # Defects4J's compile-errors/<name>-<first>-<last>.diff whose range holds this bug: fixes
     # its checkouts get first, to compile and run on today's Java (in file-name order).
     compile_fixes: tuple[str, ...] = ()
 
     @property
     def excluded_tests(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*self.failing_on_fixed, *self.dependent_tests)))
+        return tuple(dict.fromkeys((*self.failing_on_fixed, *self.dependent_tests,
+                                    *self.flaky_tests)))
 
     @property
     def name(self) -> str:
@@ -143,6 +147,9 @@ def load_bugs(defects4j: Path, project: str) -> list[Defects4jBug]:
                         hint=f"one of: {known}")
     layout = _layout(folder / "dir-layout.csv")
     dependent = trigger_tests(_text(folder / "dependent_tests"))
+    # Defects4J's fix_tests takes random_tests out of every project's checkouts, and its Math
+    # takes broken_tests out as well; a project that has the file is treated alike.
+    flaky = trigger_tests(_text(folder / "random_tests") + "\n" + _text(folder / "broken_tests"))
     bugs = []
     for row in _csv(active):
         bug_id = row["bug.id"].strip()
@@ -165,6 +172,7 @@ def load_bugs(defects4j: Path, project: str) -> list[Defects4jBug]:
             test_dir=test_dir,
             failing_on_fixed=trigger_tests(_text(folder / "failing_tests" / fixed)),
             dependent_tests=dependent,
+            flaky_tests=flaky,
             compile_fixes=_compile_fixes(folder / "compile-errors", bug_id),
         ))
     return sorted(bugs, key=lambda b: (int(b.bug_id) if b.bug_id.isdigit() else 1 << 30,

@@ -384,8 +384,9 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
                  + (f", remove = {_toml_list(list(plan.deleted))}" if plan.deleted else "")
                  + " }"]
         if bug.excluded_tests:
-            # Defects4J's failing_tests of the fixed revision and dependent_tests: removed
-            # from its checkouts, so their failures never count here either.
+            # Defects4J's failing_tests of the fixed revision, dependent_tests, random_tests
+            # and broken_tests: removed from its checkouts, so here they are left out of the
+            # whole suite's runs, and their failures never count.
             bugs.append(f"excluded_tests = {_toml_list(list(bug.excluded_tests))}")
     (folder / "projects.toml").write_text("\n".join(projects) + "\n", encoding="utf-8")
     (folder / "bugs.toml").write_text("\n".join(bugs) + "\n", encoding="utf-8")
