@@ -4,9 +4,10 @@ Defects4J takes some tests out of every checkout (`failing_tests/<fixed revision
 `dependent_tests`, `random_tests`, Math's `broken_tests`). Left in and merely not counted, a test
 that never ends still held every run of the suite to its wall time: Math-88's fixed version
 loops in `GraggBulirschStoerIntegratorTest::testIntegratorControls`, which Defects4J lists as
-broken, and the coverage map's run of its suite went on for its whole hour. The harness leaves such tests out (`!name`
-selectors, a JUnit Platform post-discovery filter); the fake Defects4J of
-tests/test_prepare_defects4j.py covers the way from Defects4J's files to the runs.
+broken, and the coverage map's run of its suite went on for its whole hour. The harness
+leaves such tests out (`!name` selectors, a JUnit Platform post-discovery filter); the fake
+Defects4J of tests/test_prepare_defects4j.py covers the way from Defects4J's files to the
+runs.
 """
 
 from __future__ import annotations

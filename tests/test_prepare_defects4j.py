@@ -321,6 +321,28 @@ def test_an_ant_only_revision_uses_the_newest_of_each_library_in_defects4js_lib(
         "jdom/jdom/1.0/jdom-1.0.jar", "junit/junit/4.12/junit-4.12.jar", "loose.jar"]
 
 
+def test_an_ant_only_revision_whose_lib_has_no_junit_gets_the_one_defects4j_adds(
+        tmp_path: Path) -> None:
+    """Math 1.x's lib folder holds commons-discovery alone; Defects4J's build puts its
+    framework/projects/lib JUnit on every test classpath, without which Math-105/106's tests
+    did not compile (and no test class matched the suite)."""
+    from codereval.families.coderujb.rebuild.versions import ant_jars
+
+    own, shared = tmp_path / "Math" / "lib", tmp_path / "lib"
+    for jar in (own / "commons-discovery-0.5.jar", shared / "junit-4.12-hamcrest-1.3.jar",
+                shared / "cobertura-2.0.3.jar", shared / "cobertura-2.0.3-lib" / "junit-x.jar"):
+        jar.parent.mkdir(parents=True, exist_ok=True)
+        jar.write_bytes(b"")
+    assert ant_jars(own, shared) == (str(own / "commons-discovery-0.5.jar"),
+                                     str(shared / "junit-4.12-hamcrest-1.3.jar"))
+    # No jars of the project's own: still nothing to build with.
+    assert ant_jars(tmp_path / "Toy" / "lib", shared) == ()
+    # A lib with a JUnit of its own keeps to it.
+    (own / "junit-3.8.1.jar").write_bytes(b"")
+    assert ant_jars(own, shared) == (str(own / "commons-discovery-0.5.jar"),
+                                     str(own / "junit-3.8.1.jar"))
+
+
 def test_the_buggy_version_is_the_fixed_tree_with_the_patch_applied(
         prepared: tuple[Path, str]) -> None:
     out = prepared[0]

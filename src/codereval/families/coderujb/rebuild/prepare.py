@@ -197,7 +197,8 @@ def prepare_defects4j(
             try:
                 plans[bug.name] = plan_versions(
                     bug, repositories[bug.project],
-                    lib=projects_folder(defects4j) / bug.project / "lib")
+                    lib=projects_folder(defects4j) / bug.project / "lib",
+                    shared_lib=projects_folder(defects4j) / "lib")
             except NotRebuildable as exc:
                 reports[bug.name] = _report(bug, status="not_rebuilt", reason=str(exc))
                 if progress is not None:

@@ -84,8 +84,10 @@ def _exists(repository: Path, revision: str, path: str) -> bool:
     return git(repository, "cat-file", "-e", f"{revision}:{path}", check=False).returncode == 0
 
 
-def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = None) -> BugVersions:
-    """Check the bug's material against the repository and lay out its versions."""
+def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = None,
+                  shared_lib: Path | None = None) -> BugVersions:
+    """Check the bug's material against the repository and lay out its versions (``lib``:
+    Defects4J's ``framework/projects/<P>/lib``, ``shared_lib``: its ``framework/projects/lib``)."""
     if not bug.src_dir or not bug.test_dir:
         raise NotRebuildable("dir-layout.csv names no source folders for its revisions")
     if not bug.src_patch.strip():
@@ -100,7 +102,7 @@ def plan_versions(bug: Defects4jBug, repository: Path, *, lib: Path | None = Non
     jars: tuple[str, ...] = ()
     if build_dir is None:
         # An Ant-only revision: Defects4J builds it with the jars of its own lib folder.
-        jars = latest_jars(lib) if lib is not None else ()
+        jars = ant_jars(lib, shared_lib)
         if not jars:
             raise NotRebuildable(f"no pom.xml above {bug.src_dir} at "
                                  f"{bug.fixed_revision[:12]}, and no jars in Defects4J's lib "
@@ -128,6 +130,21 @@ def checkout_root(repository: Path, revision: str, src_dir: str) -> str:
             return folder
     raise NotRebuildable(f"{src_dir} (dir-layout.csv) is not in {revision[:12]}, nor in a "
                          "folder of it")
+
+
+def _is_junit(jar: str) -> bool:
+    return Path(jar).name.lower().startswith("junit")
+
+
+def ant_jars(lib: Path | None, shared_lib: Path | None) -> tuple[str, ...]:
+    """The jars an Ant-only revision builds with: the newest of each in the project's lib
+    folder (none: nothing to build with), and Defects4J's own JUnit from ``shared_lib`` when
+    that folder has no JUnit: Defects4J's build puts it on every test classpath (Math 1.x's lib
+    holds commons-discovery alone)."""
+    jars = latest_jars(lib) if lib is not None else ()
+    if jars and shared_lib is not None and not any(_is_junit(jar) for jar in jars):
+        jars += tuple(str(j) for j in sorted(shared_lib.glob("*.jar")) if _is_junit(j.name))
+    return jars
 
 
 def latest_jars(lib: Path) -> tuple[str, ...]:
