@@ -36,9 +36,10 @@ import java.util.SplittableRandom;
  * <p>Usage: RunTest main|junit TEST_CLASS, or RunTest tests SELECTOR... where a selector is
  * {@code pkg.Class::method}, {@code pkg.Class}, or {@code @DIR} (every test class under the
  * class folder DIR: a whole suite), and {@code !pkg.Class::method} or {@code !pkg.Class} leaves
- * that test (or that class's tests) out of what the others select. The tests mode reports which tests failed, by name, in the
- * marker line, and with {@code -Dcodereval.jacoco=dump} writes JaCoCo's coverage before halting
- * (the agent's own dump runs from a shutdown hook, which halt skips).
+ * that test (or that class's tests) out of what the others select. The tests mode reports which
+ * tests failed, by name, in the marker line, and with {@code -Dcodereval.jacoco=dump} writes
+ * JaCoCo's coverage before halting (the agent's own dump runs from a shutdown hook, which halt
+ * skips).
  */
 public final class RunTest {
     private RunTest() {}
@@ -562,6 +563,7 @@ public final class RunTest {
                 .invoke(launcher, request, listeners);
         return tally;
     }
+
     /** A PostDiscoveryFilter that excludes the tests in {@code skipped} (see launch). */
     static Object skipFilter(Class<?> filterType, java.util.Set<String> skipped)
             throws ReflectiveOperationException {
