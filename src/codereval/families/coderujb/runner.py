@@ -446,8 +446,7 @@ class CoderUjbRunner(Runner):
                 cpu_time=None if cpu is None else cpu * wall / ctx.limits.wall_time)
             suite = self._run_tests(info, ctx, classes=classes, selectors=env.suite_selectors,
                                     limits=suite_limits)
-        excluded = self._project(spec.project, ctx).excluded.get(spec.bug_id, ())
-        verdict, detail = suite_verdict(named, suite, (*baseline.failing, *excluded))
+        verdict, detail = suite_verdict(named, suite, (*baseline.failing, *env.skipped))
         after: tuple[str, ...] | None = None
         if apr and suite is not None and suite.ended_normally:
             after = suite.failed

@@ -296,19 +296,26 @@ public final class RunTest {
 
     /** Defects4J's naming: {@code pkg.Class::method} for a test, {@code pkg.Class} for a class. */
     static String testName(Object identifier, String displayName) throws ReflectiveOperationException {
-        Optional<?> source = (Optional<?>) identifier.getClass().getMethod("getSource").invoke(identifier);
+        String name = sourceName(
+                (Optional<?>) identifier.getClass().getMethod("getSource").invoke(identifier));
+        return name != null ? name : displayName.replace(',', ' ');
+    }
+
+    /** A test source's Defects4J name (see testName), or null for a source of another kind. */
+    static String sourceName(Optional<?> source) throws ReflectiveOperationException {
         Object where = source.orElse(null);
-        if (where != null) {
-            String kind = where.getClass().getSimpleName();
-            String cls = (String) where.getClass().getMethod("getClassName").invoke(where);
-            if ("MethodSource".equals(kind)) {
-                return cls + "::" + where.getClass().getMethod("getMethodName").invoke(where);
-            }
-            if ("ClassSource".equals(kind)) {
-                return cls;
-            }
+        if (where == null) {
+            return null;
         }
-        return displayName.replace(',', ' ');
+        String kind = where.getClass().getSimpleName();
+        if (!"MethodSource".equals(kind) && !"ClassSource".equals(kind)) {
+            return null;
+        }
+        String cls = (String) where.getClass().getMethod("getClassName").invoke(where);
+        if ("MethodSource".equals(kind)) {
+            return cls + "::" + where.getClass().getMethod("getMethodName").invoke(where);
+        }
+        return cls;
     }
 
     static String runSelected(String[] args) throws ReflectiveOperationException {
@@ -592,21 +599,13 @@ public final class RunTest {
 
             private boolean isSkipped(Object descriptor) {
                 try {
-                    Optional<?> source = (Optional<?>) getSource.invoke(descriptor);
-                    Object where = source.orElse(null);
-                    if (where == null) {
+                    String name = sourceName((Optional<?>) getSource.invoke(descriptor));
+                    if (name == null) {
                         return false;
                     }
-                    String kind = where.getClass().getSimpleName();
-                    if (!"MethodSource".equals(kind) && !"ClassSource".equals(kind)) {
-                        return false;
-                    }
-                    String cls = (String) where.getClass().getMethod("getClassName").invoke(where);
-                    if (skipped.contains(cls)) {
-                        return true;
-                    }
-                    return "MethodSource".equals(kind) && skipped.contains(cls + "::"
-                            + where.getClass().getMethod("getMethodName").invoke(where));
+                    int cut = name.indexOf("::");
+                    return skipped.contains(name)
+                            || (cut >= 0 && skipped.contains(name.substring(0, cut)));
                 } catch (ReflectiveOperationException e) {
                     throw new IllegalStateException(e);
                 }
