@@ -163,3 +163,26 @@ def test_each_environments_worker_starts_once_not_once_per_thread(
     assert groups >= 2
     # Each group's worker once, and with two threads at most one group joined at its end.
     assert len(started) <= groups + 1, Counter(map(str, started))
+
+
+def test_a_warm_run_reads_and_writes_its_preload_hints_in_the_machines_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a run's first workers found unfit to preload is kept beside the environments
+    ($CODEREVAL_HOME), where the next run's first workers look (sandbox/preload_hints.py)."""
+    from codereval.sandbox.preload_hints import PreloadHints
+
+    monkeypatch.setenv("CODEREVAL_HOME", str(tmp_path / "home"))
+    folders: list[Path] = []
+    read = PreloadHints.read
+
+    def seen(self: PreloadHints, key: str) -> dict[str, str]:
+        folders.append(self.folder)
+        return read(self, key)
+
+    monkeypatch.setattr(PreloadHints, "read", seen)
+    benchmark = load_benchmark("mini-python")
+    rows = [{"task_id": t.task_id, "index": 0, "code": t.reference} for t in benchmark.tasks]
+    run = evaluate(benchmark, rows, run_dir=tmp_path / "run", jobs=1, executor="warm")
+    assert all(o.passed and o.provenance.executor == "warm" for o in run.outcomes)
+    assert folders and set(folders) == {tmp_path / "home" / "preload-hints"}

@@ -29,7 +29,16 @@ from codereval.errors import UserError
 from codereval.sandbox import ExecRequest, ExecResult, Limits, Mount
 from codereval.sandbox.base import ProjectPreload
 from codereval.sandbox.bwrap import BwrapSandbox
-from codereval.sandbox.warm import Preload, Slot, WarmPool, WarmWorker, WorkerError, python_call
+from codereval.sandbox.preload_hints import PreloadHints
+from codereval.sandbox.warm import (
+    Preload,
+    Slot,
+    WarmPool,
+    WarmWorker,
+    WorkerError,
+    WorkerKey,
+    python_call,
+)
 
 PY = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
@@ -909,11 +918,12 @@ def venv_counted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _venv_with(tmp_path_factory.mktemp("venv-counted"), COUNTED)
 
 
-def _worker_for(tmp_path: Path, python: Path, imports: tuple[str, ...]
-                ) -> tuple[ExecResult, WarmWorker, list[str]]:
+def _worker_for(tmp_path: Path, python: Path, imports: tuple[str, ...], *,
+                hints: PreloadHints | None = None,
+                preload: Preload | None = None) -> tuple[ExecResult, WarmWorker, list[str]]:
     project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm")
+    project.mkdir(parents=True, exist_ok=True)
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "warm", hints=hints, preload=preload)
     try:
         with pool.slot() as slot:
             log = slot.dirs[0] / "imports.log"
@@ -979,6 +989,70 @@ def test_a_module_whose_own_import_fails_half_way_is_not_kept_half_imported(
     result, worker, _ = _worker_for(tmp_path, venv_counted, ("partlib", "twolib"))
     assert result.stdout == b"['twolib']\n" and worker.launches == 2
     assert worker.skipped["partlib"].startswith("import failed: ModuleNotFoundError")
+
+
+# --- what one run found unfit, skipped by the next (preload_hints) ---------------------------
+
+
+def test_the_next_run_skips_what_tainted_the_last_and_starts_one_server(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    hints = PreloadHints(tmp_path / "hints")
+    imports = ("onelib", "threadlib", "twolib")
+    first, worker, _ = _worker_for(tmp_path / "run1", venv_counted, imports, hints=hints)
+    assert worker.launches == 2 and worker.skipped["threadlib"] == "started a thread"
+    # A new pool is a new run: nothing of the first is left but the hint.
+    again, worker, imported = _worker_for(tmp_path / "run2", venv_counted, imports, hints=hints)
+    assert worker.launches == 1
+    assert worker.skipped["threadlib"] == "started a thread"
+    assert worker.preloaded[-2:] == ["onelib", "twolib"]
+    # One server, each clean module imported once in it: no probe, no second import.
+    assert imported == ["onelib", "twolib"]
+    assert again.stdout == first.stdout == b"['onelib', 'twolib']\n"
+
+
+def test_a_hint_only_skips_whatever_it_says_a_module_it_misses_is_still_checked(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    """A stale hint (written when the candidates were the same but the modules were not) names
+    twolib, not threadlib: threadlib is imported and checked as without a hint, taints the
+    first server and is left out; the hint is rewritten with what this run found."""
+    hints = PreloadHints(tmp_path / "hints")
+    imports = ("onelib", "threadlib", "twolib")
+    pool = WarmPool(sandbox=_bwrap(), root=tmp_path / "probe-key", hints=hints)
+    key = pool._hint_key(_key_with(venv_counted, imports, tmp_path / "run" / "project"))
+    hints.write(key, {"twolib": "an earlier run's finding"})
+    result, worker, _ = _worker_for(tmp_path / "run", venv_counted, imports, hints=hints)
+    assert worker.launches == 2
+    assert worker.skipped == {"twolib": "an earlier run's finding",
+                              "threadlib": "started a thread"}
+    assert result.stdout == b"['onelib']\n"
+    assert hints.read(key) == worker.skipped
+
+
+def test_an_unreadable_hint_is_no_hint(tmp_path: Path, venv_counted: Path) -> None:
+    hints = PreloadHints(tmp_path / "hints")
+    imports = ("onelib", "threadlib", "twolib")
+    _worker_for(tmp_path / "run1", venv_counted, imports, hints=hints)
+    for written in (tmp_path / "hints").glob("*.json"):
+        written.write_text("{not json")
+    result, worker, _ = _worker_for(tmp_path / "run2", venv_counted, imports, hints=hints)
+    assert worker.launches == 2 and result.stdout == b"['onelib', 'twolib']\n"
+
+
+def test_a_preload_list_the_user_names_neither_reads_nor_writes_hints(
+    tmp_path: Path, venv_counted: Path
+) -> None:
+    hints = PreloadHints(tmp_path / "hints")
+    _worker_for(tmp_path / "run", venv_counted, ("onelib",), hints=hints,
+                preload=Preload.parse("onelib,twolib"))
+    assert not (tmp_path / "hints").exists()
+
+
+def _key_with(python: Path, imports: tuple[str, ...], project: Path) -> WorkerKey:
+    """The key _worker_for's request gets (what the hint key reads of it)."""
+    return WorkerKey(python=str(python), flags=(), env=(), mounts=(), hostname=None,
+                     network=False, stdlib=(), project_dirs=(str(project),), imports=imports)
 
 
 # -- a request started ahead of its input (Slot.start: the Java test JVM boots during javac) --

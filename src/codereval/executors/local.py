@@ -28,6 +28,7 @@ from codereval.executors.sample import (
 from codereval.model import Outcome, Sample
 from codereval.runners import RunContext
 from codereval.sandbox import Sandbox, get_sandbox
+from codereval.sandbox.preload_hints import HINTS_FOLDER, PreloadHints
 from codereval.sandbox.warm import Preload, WarmPool
 from codereval.workspace.views import remove_tree
 
@@ -46,7 +47,7 @@ class FreshExecutor(Executor):
     def start(self, job: Job) -> None:
         self._start(job, job.sandbox_override or get_sandbox(job.sandbox))
 
-    def _warm_pool(self, box: Sandbox, work_root: Path) -> WarmPool | None:
+    def _warm_pool(self, box: Sandbox, work_root: Path, home: Path) -> WarmPool | None:
         return None
 
     def _start(self, job: Job, box: Sandbox) -> None:
@@ -56,12 +57,13 @@ class FreshExecutor(Executor):
                 raise UserError(f"runner {name!r} cannot run here: {missing}")
         self._isolation = box.isolation
         self._work_root = make_work_root()
+        home = job.env_root or default_env_root()
         self._ctx = RunContext(
-            warm=self._warm_pool(box, self._work_root),
+            warm=self._warm_pool(box, self._work_root, home),
             sandbox=box,
             limits=job.limits,
             work_root=self._work_root,
-            env_root=job.env_root or default_env_root(),
+            env_root=home,
             tests_dir=job.tests_dir,
             projects_dir=job.projects_dir,
             compat=job.compat,
@@ -199,13 +201,13 @@ class WarmExecutor(FreshExecutor):
             self.name = "fresh"
         self._start(job, box)
 
-    def _warm_pool(self, box: Sandbox, work_root: Path) -> WarmPool | None:
+    def _warm_pool(self, box: Sandbox, work_root: Path, home: Path) -> WarmPool | None:
         if self.name != "warm":
             return None
         # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
         jobs = max(1, self.options.jobs)
         return WarmPool(sandbox=box, root=work_root / "warm", preload=self._preload,
-                        max_workers=2 * jobs + 2)
+                        max_workers=2 * jobs + 2, hints=PreloadHints(home / HINTS_FOLDER))
 
     def describe(self) -> dict[str, Any]:
         described = super().describe()

@@ -33,6 +33,7 @@ from codereval.model import HARNESS_VERSION, Outcome, Sample, Task, __version__
 from codereval.runners import RunContext, Runner
 from codereval.sandbox import Limits, Sandbox, get_sandbox
 from codereval.sandbox.bwrap import BwrapSandbox
+from codereval.sandbox.preload_hints import HINTS_FOLDER, PreloadHints
 from codereval.sandbox.warm import Preload, WarmPool
 from codereval.workspace.views import remove_tree
 
@@ -147,7 +148,9 @@ class NodeWorker:
                 # As the local warm executor: a worker per (environment, slot), a few idle
                 # ones beyond the slots kept warm.
                 warm = WarmPool(sandbox=sandbox, root=self.work_root / "warm",
-                                preload=Preload.parse(setup.preload), max_workers=2 * slots + 2)
+                                preload=Preload.parse(setup.preload), max_workers=2 * slots + 2,
+                                hints=PreloadHints((setup.env_root or default_env_root())
+                                                   / HINTS_FOLDER))
             except UserError as exc:
                 self.problems.append(exc.one_line())
         self.ctx = RunContext(

@@ -66,6 +66,7 @@ from codereval.sandbox.base import (
 from codereval.sandbox.bwrap import BwrapSandbox, virtual_roots
 from codereval.sandbox.cgroup import RunCgroup, probe
 from codereval.sandbox.disk import DiskGuard, disk_guard
+from codereval.sandbox.preload_hints import PreloadHints
 from codereval.workspace.views import empty_folder, remove_tree
 
 log = logging.getLogger("codereval.warm")
@@ -254,7 +255,8 @@ class WarmWorker:
     def __init__(self, *, key: WorkerKey, slot_dirs: tuple[Path, ...], home: Path,
                  bwrap: BwrapSandbox,
                  limits: Limits, preload: Preload, trusted: Sequence[str] | None,
-                 kept: frozenset[Path] = frozenset()) -> None:
+                 kept: frozenset[Path] = frozenset(),
+                 hint: dict[str, str] | None = None) -> None:
         self.key = key
         # Writable mounts the worker empties after each sample (see Slot.fixed).
         self.emptied = tuple(m for m in key.mounts if m.writable and m.source not in kept)
@@ -277,8 +279,11 @@ class WarmWorker:
         self._cleaning = False
         # Servers started for this worker: 2 when a preloaded module tainted the first.
         self.launches = 1
+        # Did its server choose what to preload (auto), so that its skipped list is a finding?
+        self.preload_ran = preload.mode == "auto" and trusted is None
         started = time.monotonic()
-        retry = self._start(limits, preload, trusted, optimistic=True)
+        # ``hint``: what an earlier run found unfit (preload_hints), skipped from the start.
+        retry = self._start(limits, preload, trusted, optimistic=True, skip=hint)
         if retry:
             # A module left the first server unfit to fork from: one that skips it and
             # probes the rest in forked children, importing what was clean first.
@@ -287,7 +292,7 @@ class WarmWorker:
             clean = [m for m in self.preloaded if m not in key.stdlib]
             # Its skipped list names the tainting module too (from ``skip``).
             self._start(limits, preload, [*(trusted or ()), *clean], optimistic=False,
-                        skip=retry)
+                        skip={**(hint or {}), **retry})
         log.debug("warm worker for %s started in %.2f s: %d module(s) preloaded, %d not; "
                   "%d server(s)", key.python, time.monotonic() - started, len(self.preloaded),
                   len(self.skipped), self.launches)
@@ -941,7 +946,7 @@ class WarmPool:
     """Warm workers keyed by (environment, slot), owned by one evaluation; thread-safe."""
 
     def __init__(self, *, sandbox: Sandbox, root: Path, preload: Preload | None = None,
-                 max_workers: int = 4) -> None:
+                 max_workers: int = 4, hints: PreloadHints | None = None) -> None:
         if not isinstance(sandbox, BwrapSandbox):
             raise UserError(
                 f"the warm executor needs the bwrap sandbox (isolation here: {sandbox.isolation})",
@@ -951,6 +956,8 @@ class WarmPool:
         self.root = root
         self.preload = preload or Preload()
         self.max_workers = max(1, max_workers)
+        # What earlier runs found unfit to preload (None: every run finds it again).
+        self.hints = hints
         self._lock = threading.Lock()
         self._state = _State()
         root.mkdir(parents=True, exist_ok=True)
@@ -1118,10 +1125,13 @@ class WarmPool:
         home = self.root / f"worker-{secrets.token_hex(8)}"
         with self._lock:
             kept = frozenset(self._kept)
+        # Only the first worker of the key in this run looks: later ones import its findings.
+        hint_key = self._hint_key(key) if trusted is None else None
+        hint = self.hints.read(hint_key) if self.hints is not None and hint_key else None
         try:
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,
                                 limits=limits, preload=self.preload, trusted=trusted,
-                                kept=kept)
+                                kept=kept, hint=hint)
         except WorkerError:
             if (trusted is not None or self.preload.mode == "none"
                     or not (key.project_dirs or key.imports)):
@@ -1132,6 +1142,8 @@ class WarmPool:
                                 kept=kept)
         if trusted is None and worker.skipped:
             log.info("warm worker %s: not preloaded: %s", key.python, worker.skipped)
+        if self.hints is not None and hint_key and worker.preload_ran:
+            self.hints.write(hint_key, worker.skipped)
         entry = _Entry(worker=worker, busy=True)
         with self._lock:
             if trust not in self._state.trusted:
@@ -1140,6 +1152,16 @@ class WarmPool:
             self._state.workers[(key, slot.index)] = entry
             self._state.started += 1
         return entry
+
+    def _hint_key(self, key: WorkerKey) -> str:
+        """The key of the preload hint of a worker's first start ('' when it preloads nothing
+        it could find unfit: no candidates, or a list the user named)."""
+        if self.hints is None or self.preload.mode != "auto" \
+                or not (key.project_dirs or key.imports):
+            return ""
+        project = None if key.project is None else dataclasses.asdict(key.project)
+        return self.hints.key(python=key.python, stdlib=key.stdlib, imports=key.imports,
+                              project=project)
 
     def _evict(self) -> list[WarmWorker]:
         """Least recently used idle workers beyond the limit (the caller holds the lock)."""
