@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from codereval.workspace.cache import WorkspaceCache, scan
+from codereval.workspace import cache as cache_module
+from codereval.workspace.cache import Lease, WorkspaceCache, scan, verify
 from codereval.workspace.views import make_workspace, remove_tree, seal, tree_hash
 
 CHANGED_A = {"pkg/mod.py": "def f():\n    return 'a'\n"}
@@ -240,3 +242,58 @@ def test_a_workspace_in_place_the_sample_changed_is_emptied_and_made_anew(
     again = cache.checkout_in_place(base, folder, CHANGED_A)
     assert cache.stats.reused == 0
     assert tree_hash(again.path) == tree_hash(_fresh(base, tmp_path, CHANGED_A, "fresh"))
+
+
+# --- settled folders: checked by one lstat, not listed (cache.verify) -------------------------
+
+CHANGED_AT_ROOT = {"README": "the sample's readme\n"}
+
+
+def _settled_lease(tmp_path: Path, cache: WorkspaceCache, base: Path, *, in_place: bool
+                   ) -> Lease:
+    """A second lease of a kept workspace, handed out well after its folders were made: all
+    but the root (where the changed file is written again) are settled."""
+    if in_place:
+        folder = tmp_path / "mounted"
+        folder.mkdir()
+        assert cache.checkin_in_place(cache.checkout_in_place(base, folder, CHANGED_AT_ROOT))
+        time.sleep(0.2)
+        return cache.checkout_in_place(base, folder, CHANGED_AT_ROOT)
+    assert cache.checkin(cache.checkout(base, _sample_dir(tmp_path, 1), CHANGED_AT_ROOT))
+    time.sleep(0.2)
+    return cache.checkout(base, _sample_dir(tmp_path, 2), CHANGED_AT_ROOT)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("tamper", [
+    _add_file, _remove_link, _rename_away_and_back_as_copy, _add_folder, _chmod_folder,
+    _xattr_on_folder,
+])
+def test_a_change_to_a_settled_folder_is_seen_without_listing_it(
+    tmp_path: Path, cache: WorkspaceCache, tamper: Callable[[Path], None], in_place: bool
+) -> None:
+    base = _base(tmp_path)
+    lease = _settled_lease(tmp_path, cache, base, in_place=in_place)
+    assert cache.stats.reused == 1
+    tamper(lease.path)
+    kept = cache.checkin_in_place(lease) if in_place else cache.checkin(lease)
+    assert not kept and cache.stats.discarded == 1
+
+
+def test_an_untouched_workspace_lists_only_its_unsettled_folders(
+    tmp_path: Path, cache: WorkspaceCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = _base(tmp_path)
+    lease = _settled_lease(tmp_path, cache, base, in_place=False)
+    listed: list[str] = []
+    state = cache_module._dir_state
+
+    def counted(path: str) -> object:
+        listed.append(os.path.relpath(path, lease.path))
+        return state(path)
+
+    monkeypatch.setattr(cache_module, "_dir_state", counted)
+    assert verify(lease.path, lease.listing or {}, since_ns=lease.since_ns) == ""
+    # The root holds the file written for the sample; pkg and pkg/sub were only stat'ed.
+    assert listed == ["."]
+    assert cache.checkin(lease)
