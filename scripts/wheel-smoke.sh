@@ -45,7 +45,7 @@ VENV_PY="$WORK/venv/bin/python"
 # in seconds where pip takes a minute; pip when there is none.
 if "$PYTHON" -m uv --version >/dev/null 2>&1; then
   "$PYTHON" -m venv --without-pip "$WORK/venv"
-  "$PYTHON" -m uv pip install --quiet --python "$VENV_PY" "$WHEEL[pandas]"
+  "$PYTHON" -m uv pip install --quiet --compile-bytecode --python "$VENV_PY" "$WHEEL[pandas]"
 else
   "$PYTHON" -m venv "$WORK/venv"
   "$VENV_PY" -m pip install --quiet --disable-pip-version-check "$WHEEL[pandas]"
