@@ -54,6 +54,7 @@ from codereval.evaluation.engine import Benchmark, EvalOptions, evaluate
 from codereval.model import Sample, Stage, Task, TestKind, Verdict
 from codereval.runners.python import official_test_file
 from codereval.sandbox import ExecRequest, Mount, get_sandbox
+from codereval.sandbox.preload_hints import HINTS_FOLDER
 from codereval.source.inject import InjectionError, inject_at, inject_last_def
 from codereval.workspace.cache import WorkspaceCache
 from codereval.workspace.views import choose_strategy, make_workspace, remove_tree
@@ -395,8 +396,14 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
     cache = default_root()
     envs: dict[str, Environment] = {}
     missing: set[str] = set()
+    shared = find_environment(cache, "standalone")
     for task in inputs.tasks:
         env = find_environment(cache, task.project)
+        if (env is None or not env.ready) and task.test is not None \
+                and task.test.kind is TestKind.CODEREVAL_STANDALONE:
+            # A project with only standalone tasks has no environment of its own: the platform
+            # ran those tests in its one standalone interpreter, as our runner does.
+            env = shared
         if env is None or not env.ready:
             missing.add(task.project)
         else:
@@ -411,7 +418,7 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
 
     by_id = {t.task_id: t for t in inputs.tasks}
     naive = (float("inf"), 0)
-    ours: dict[tuple[str, int], tuple[float, int]] = {}
+    ours: dict[tuple[str, str, int], tuple[float, int]] = {}
     loads: dict[str, float] = {}
     # Interleaved rounds, best of each: the machine is shared, so load comes and goes.
     for _ in range(args.rounds):
@@ -434,7 +441,10 @@ def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_al
     n = got.n
     print(f"\n{inputs.name}: {got.tasks} tasks x {n // got.tasks} = {n} samples "
           f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
-          "rounds; 'load' is the 1-minute load average when the kept time was taken\n")
+          "rounds; 'load' is the 1-minute load average when the kept time was taken")
+    print(f"preload hints at the start: {args.hints_at_start} in {default_root() / HINTS_FOLDER}"
+          " (what earlier runs found unfit to preload, as every run after the first has them;"
+          " remove the folder for a first run's worker starts)\n")
     print(f"{'':58} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
           f"{'vs naive':>9} {'load':>6}")
     rows = [("naive baseline (sequential)", got.naive, got.loads["naive"])]
@@ -472,6 +482,8 @@ def main() -> None:
                         help="comma-separated: default, compat (with --prepared: the official "
                              "tests run as the original machine did, `evaluate --compat`)")
     args = parser.parse_args()
+    hints = default_root() / HINTS_FOLDER
+    args.hints_at_start = len(list(hints.glob("*.json"))) if hints.is_dir() else 0
 
     root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
     if args.prepared is not None:
@@ -485,8 +497,9 @@ def main() -> None:
         sys.exit("--modes compat needs --prepared (a benchmark with the official test tree)")
     executors = tuple(e.strip() for e in args.executors.split(",") if e.strip())
     unknown = sorted(set(executors) - set(EXECUTORS))
-    if unknown or "fresh" not in executors:
-        sys.exit(f"--executors: {', '.join(EXECUTORS)} (fresh always); not {unknown}")
+    if unknown or ("fresh" not in executors and not args.no_breakdown):
+        sys.exit(f"--executors: {', '.join(EXECUTORS)} (fresh too unless --no-breakdown, "
+                 f"whose phases it times); not {unknown}")
     got = measure(inputs, args, root / "main", jobs_all, args.repeat, modes, executors)
     print_table(inputs, got, args, jobs_all)
 
