@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -32,6 +33,12 @@ log = logging.getLogger("codereval.warm")
 
 # Below the machine's cache root ($CODEREVAL_HOME), beside the environments.
 HINTS_FOLDER = "preload-hints"
+# A hinted module is never imported again, so a hint is also never found wrong by itself:
+# after this long it is ignored once, the modules are checked again, and the hint rewritten.
+MAX_AGE_S = 7 * 24 * 3600
+# Findings that say more about the machine at the time than about the module (an import still
+# running after the server's limit on a loaded machine) are not kept.
+_TRANSIENT = ("still importing after",)
 
 
 def _server_digest() -> str:
@@ -61,8 +68,11 @@ class PreloadHints:
 
     def read(self, key: str) -> dict[str, str]:
         """The modules to skip, with why an earlier run did not preload them ({} if none)."""
+        path = self.folder / f"{key}.json"
         try:
-            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            if time.time() - path.stat().st_mtime > MAX_AGE_S:
+                return {}
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         skip = data.get("skip") if isinstance(data, dict) else None
@@ -74,12 +84,14 @@ class PreloadHints:
         """Keep what a worker did not preload for the next run (best effort: a hint that
         cannot be written only costs the next run the probing again)."""
         path = self.folder / f"{key}.json"
-        if self.read(key) == dict(skipped):
+        kept = {name: why for name, why in skipped.items()
+                if not any(mark in why for mark in _TRANSIENT)}
+        if self.read(key) == kept:
             return
         temporary = self.folder / f".{key}.{secrets.token_hex(4)}"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps({"skip": dict(skipped)}, sort_keys=True, indent=1),
+            temporary.write_text(json.dumps({"skip": kept}, sort_keys=True, indent=1),
                                  encoding="utf-8")
             os.replace(temporary, path)
         except OSError as error:
