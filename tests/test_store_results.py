@@ -75,6 +75,35 @@ def test_an_infra_error_is_not_finished_and_is_replaced_when_retried(tmp_path: P
         assert [o.verdict for o in store.outcomes()] == [Verdict.PASSED]
 
 
+def test_reading_the_store_back_parses_only_what_this_store_did_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine exports the whole store every few seconds: the outcomes it wrote are not
+    validated again, but the store stays the record: a row another process wrote, or one
+    replaced since, is read as it now is."""
+    first, second = (Sample(task_id="t", index=i, code="x = 1") for i in range(2))
+    parsed: list[str] = []
+    from_json = Outcome.from_json
+
+    def counted(text: str) -> Outcome:
+        parsed.append(text)
+        return from_json(text)
+
+    monkeypatch.setattr(Outcome, "from_json", staticmethod(counted))
+    with ResultStore.open(tmp_path) as store, ResultStore.open(tmp_path) as other:
+        mine = outcome_for(first, Verdict.FAILED)
+        store.record([mine])
+        assert store.outcomes() == [mine] and parsed == []
+        other.record([outcome_for(second, Verdict.PASSED)])
+        assert [o.verdict for o in store.outcomes()] == [Verdict.FAILED, Verdict.PASSED]
+        assert len(parsed) == 1
+        # The other process's outcome is parsed once, then remembered like ours.
+        store.outcomes()
+        assert len(parsed) == 1
+        other.record([outcome_for(first, Verdict.TIMEOUT)])
+        assert [o.verdict for o in store.outcomes()] == [Verdict.TIMEOUT, Verdict.PASSED]
+
+
 def test_an_outcome_without_code_hash_cannot_be_stored(tmp_path: Path) -> None:
     with ResultStore.open(tmp_path) as store, pytest.raises(ValueError, match="code hash"):
         store.record([Outcome(task_id="t", verdict=Verdict.PASSED)])

@@ -92,6 +92,8 @@ class ResultStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # Stored text -> its outcome (see outcomes()).
+        self._parsed: dict[str, Outcome] = {}
         try:
             self._conn = sqlite3.connect(path, isolation_level=None)
             # WAL: a crash mid-write leaves the last committed batch intact, and readers
@@ -137,7 +139,8 @@ class ResultStore:
         for outcome in outcomes:
             if not outcome.provenance.code_hash:
                 raise ValueError(f"outcome for {outcome.task_id} has no code hash")
-            rows.append((*outcome_key(outcome), outcome.verdict.value, outcome.to_json(), now))
+            text = outcome.to_json()
+            rows.append((*outcome_key(outcome), outcome.verdict.value, text, now))
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             # The same key again replaces the row: recording is idempotent.
@@ -151,6 +154,8 @@ class ResultStore:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
+        # Outcomes are frozen: the object written stands for its text when it is read back.
+        self._parsed.update((row[4], outcome) for row, outcome in zip(rows, outcomes, strict=True))
 
     def finished_keys(self) -> set[SampleKey]:
         """Samples a resumed run skips. An infra_error is the harness's failure, not a result:
@@ -165,10 +170,22 @@ class ResultStore:
         return [Outcome.from_json(text) for (text,) in rows]
 
     def outcomes(self) -> list[Outcome]:
+        """Every stored outcome, read from the store each time (it is the record; another
+        process may have written to it). Only the parsing is remembered, by the exact text:
+        the engine exports the whole store every few seconds, and validating each outcome again
+        was most of an export's time."""
         rows = self._conn.execute(
             "SELECT outcome FROM outcomes ORDER BY task_id, sample_index, recorded_at"
         )
-        return [Outcome.from_json(text) for (text,) in rows]
+        known, self._parsed = self._parsed, {}
+        found = []
+        for (text,) in rows:
+            outcome = known.get(text)
+            if outcome is None:
+                outcome = Outcome.from_json(text)
+            self._parsed[text] = outcome
+            found.append(outcome)
+        return found
 
     def count(self) -> int:
         (n,) = self._conn.execute("SELECT COUNT(*) FROM outcomes").fetchone()
