@@ -437,12 +437,13 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
                     isolation=isolation, envs=envs, loads=loads)
 
 
-def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_all: int) -> None:
+def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_all: int,
+                hints_at_start: int) -> None:
     n = got.n
     print(f"\n{inputs.name}: {got.tasks} tasks x {n // got.tasks} = {n} samples "
           f"(references); isolation {got.isolation}; {jobs_all} cores; best of {args.rounds} "
           "rounds; 'load' is the 1-minute load average when the kept time was taken")
-    print(f"preload hints at the start: {args.hints_at_start} in {default_root() / HINTS_FOLDER}"
+    print(f"preload hints at the start: {hints_at_start} in {default_root() / HINTS_FOLDER}"
           " (what earlier runs found unfit to preload, as every run after the first has them;"
           " remove the folder for a first run's worker starts)\n")
     print(f"{'':58} {'wall s':>8} {'ms/sample':>10} {'samples/s':>10} {'passed':>7} "
@@ -482,8 +483,9 @@ def main() -> None:
                         help="comma-separated: default, compat (with --prepared: the official "
                              "tests run as the original machine did, `evaluate --compat`)")
     args = parser.parse_args()
+    # Counted before any run writes one: the tables say what the runs started with.
     hints = default_root() / HINTS_FOLDER
-    args.hints_at_start = len(list(hints.glob("*.json"))) if hints.is_dir() else 0
+    hints_at_start = len(list(hints.glob("*.json"))) if hints.is_dir() else 0
 
     root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
     if args.prepared is not None:
@@ -501,7 +503,7 @@ def main() -> None:
         sys.exit(f"--executors: {', '.join(EXECUTORS)} (fresh too unless --no-breakdown, "
                  f"whose phases it times); not {unknown}")
     got = measure(inputs, args, root / "main", jobs_all, args.repeat, modes, executors)
-    print_table(inputs, got, args, jobs_all)
+    print_table(inputs, got, args, jobs_all, hints_at_start)
 
     if not args.no_breakdown:
         phases, strategy = breakdown(inputs.tasks, got.envs, args.sandbox, n=20)
@@ -528,7 +530,7 @@ def main() -> None:
         generated = generated_inputs(root / f"import{ms}", import_ms=ms)
         measured = measure(generated, args, root / f"import{ms}" / "runs", jobs_all,
                            args.import_repeat)
-        print_table(generated, measured, args, jobs_all)
+        print_table(generated, measured, args, jobs_all, hints_at_start)
         summary.append((ms, measured))
     if summary:
         print(f"\nhow it scales with the cost of the project's imports ({jobs_all} jobs; "

@@ -1126,7 +1126,7 @@ class WarmPool:
         with self._lock:
             kept = frozenset(self._kept)
         # Only the first worker of the key in this run looks: later ones import its findings.
-        hint_key = self._hint_key(key) if trusted is None else None
+        hint_key = self._hint_key(key) if trusted is None else ""
         hint = self.hints.read(hint_key) if self.hints is not None and hint_key else None
         try:
             worker = WarmWorker(key=key, slot_dirs=slot.dirs, home=home, bwrap=self.sandbox,

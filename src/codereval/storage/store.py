@@ -136,11 +136,12 @@ class ResultStore:
             return
         now = time.time()
         rows = []
+        texts = []
         for outcome in outcomes:
             if not outcome.provenance.code_hash:
                 raise ValueError(f"outcome for {outcome.task_id} has no code hash")
-            text = outcome.to_json()
-            rows.append((*outcome_key(outcome), outcome.verdict.value, text, now))
+            texts.append(outcome.to_json())
+            rows.append((*outcome_key(outcome), outcome.verdict.value, texts[-1], now))
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             # The same key again replaces the row: recording is idempotent.
@@ -155,7 +156,7 @@ class ResultStore:
             raise
         self._conn.execute("COMMIT")
         # Outcomes are frozen: the object written stands for its text when it is read back.
-        self._parsed.update((row[4], outcome) for row, outcome in zip(rows, outcomes, strict=True))
+        self._parsed.update(zip(texts, outcomes, strict=True))
 
     def finished_keys(self) -> set[SampleKey]:
         """Samples a resumed run skips. An infra_error is the harness's failure, not a result:

@@ -62,6 +62,10 @@ Listing = dict[str, DirState]
 BaseKey = tuple[str, int, int, int]
 
 
+def _dir_path(root: Path, rel: str) -> str:
+    return os.path.join(root, rel) if rel else str(root)
+
+
 def _dir_state(path: str) -> tuple[DirState, list[str]]:
     """The directory's state and the names of its subdirectories (not links to them)."""
     entries: list[tuple[str, int]] = []
@@ -84,7 +88,7 @@ def scan(root: Path) -> Listing:
     stack = [""]
     while stack:
         rel = stack.pop()
-        state, subdirs = _dir_state(os.path.join(root, rel) if rel else str(root))
+        state, subdirs = _dir_state(_dir_path(root, rel))
         listing[rel] = state
         stack.extend(os.path.join(rel, name) if rel else name for name in subdirs)
     return listing
@@ -104,7 +108,7 @@ def verify(root: Path, listing: Listing, *, since_ns: int) -> str:
     (``time.time_ns()``), else why not. Only the unsettled ones (just made, or holding a
     file we wrote for the sample) are listed again; as ``scan(root) == listing``, cheaper."""
     for rel, before in listing.items():
-        path = os.path.join(root, rel) if rel else str(root)
+        path = _dir_path(root, rel)
         try:
             if before.ctime_ns < since_ns - _SETTLED_NS:
                 st = os.lstat(path)
@@ -124,7 +128,7 @@ def _rescan(root: Path, listing: Listing, rels: Iterable[str]) -> Listing:
     """``listing`` with the given directories (whose subdirectories did not change) re-read."""
     updated = dict(listing)
     for rel in rels:
-        updated[rel], _ = _dir_state(os.path.join(root, rel) if rel else str(root))
+        updated[rel], _ = _dir_state(_dir_path(root, rel))
     return updated
 
 
