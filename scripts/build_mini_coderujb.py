@@ -244,6 +244,22 @@ SAMPLES: dict[str, list[tuple[str, str]]] = {
             "            throw new IllegalArgumentException(\"Array cannot be null or empty.\");\n"
             "        }\n        return array[0];\n"))),
         ("hostile-fork-bomb", method("public static int max(int... array)", FORK_BOMB)),
+        # A signature changed (as Lang-29's fix does): the tests and Stats, compiled against
+        # the int version, are compiled again, and pass; renamed, they no longer compile.
+        ("changes-return-type", method("public static long max(int... array)", (
+            "        if (array == null || array.length == 0) {\n"
+            "            throw new IllegalArgumentException(\"Array cannot be null or empty.\");\n"
+            "        }\n        long max = array[0];\n"
+            "        for (int i = 1; i < array.length; i++) {\n"
+            "            if (array[i] > max) {\n                max = array[i];\n            }\n"
+            "        }\n        return max;\n"))),
+        ("breaks-callers", method("public static int largest(int... array)", (
+            "        if (array == null || array.length == 0) {\n"
+            "            throw new IllegalArgumentException(\"Array cannot be null or empty.\");\n"
+            "        }\n        int max = array[0];\n"
+            "        for (int i = 1; i < array.length; i++) {\n"
+            "            if (array[i] > max) {\n                max = array[i];\n            }\n"
+            "        }\n        return max;\n"))),
     ],
     "ctg-langlite-2-toInt": [
         ("reference", ""),

@@ -63,6 +63,8 @@ EXPECTED: dict[str, set[Verdict]] = {
     "hostile-write-outside": {Verdict.RUNTIME_ERROR},
     # Spawning until the process limit: out of time, or the JVM cannot start a thread.
     "hostile-fork-bomb": {Verdict.TIMEOUT, Verdict.RUNTIME_ERROR},
+    "changes-return-type": {Verdict.PASSED},
+    "breaks-callers": {Verdict.COMPILE_ERROR},
 }
 
 
@@ -147,7 +149,7 @@ def test_fcg_reference_passes_named_tests_and_suite(
     done = outcomes[("fcg-langlite-1-abbreviate", "reference")]
     assert done.ujb is not None
     assert (done.ujb.syntax_ok, done.ujb.compiled, done.ujb.passed_fixed) == (True, True, True)
-    assert "the suite (17 tests) fails none" in done.detail
+    assert "the suite (18 tests) fails none" in done.detail
 
 
 def test_fcg_sample_that_breaks_other_tests_fails_on_the_suite(
@@ -158,6 +160,26 @@ def test_fcg_sample_that_breaks_other_tests_fails_on_the_suite(
     assert done.verdict is Verdict.FAILED
     assert ("org.langlite.IntRangeTest::testIntersectionWith, "
             "org.langlite.IntRangeTest::testOverlapsTouching") in done.detail
+
+
+def test_a_sample_that_changes_a_signature_runs_with_the_project_compiled_again(
+    outcomes: dict[tuple[str, str], Outcome],
+) -> None:
+    # Lang-29's fix turns a float method into an int one. Classes and tests compiled against
+    # the old signature would stop with NoSuchMethodError; Defects4J compiles them again.
+    # max() turned long: NumberUtilsTest and Stats (a main class that calls it) compile again
+    # and pass, StatsTest included.
+    wider = outcomes[("fcg-langlite-2-max", "changes-return-type")]
+    assert wider.verdict is Verdict.PASSED, wider.detail
+    assert "the suite (18 tests) fails none" in wider.detail
+    assert "NoSuchMethodError" not in (wider.stderr_tail or "")
+    # max() renamed: what calls it no longer compiles, and the verdict says so.
+    renamed = outcomes[("fcg-langlite-2-max", "breaks-callers")]
+    assert renamed.verdict is Verdict.COMPILE_ERROR
+    assert "org.langlite.math.NumberUtils" in renamed.detail
+    assert "no longer compile" in renamed.detail and "cannot find symbol" in renamed.detail
+    assert renamed.ujb is not None
+    assert (renamed.ujb.syntax_ok, renamed.ujb.compiled) == (True, False)
 
 
 def test_syntax_and_compile_errors_are_told_apart(outcomes: dict[tuple[str, str], Outcome]) -> None:

@@ -68,15 +68,14 @@ def test_a_samples_suite_run_gets_the_time_the_measured_baseline_allows(
     runner = CoderUjbRunner()
     try:
         done = runner.run(task, sample, ctx)
-        harness = runner._java.harness().key
+        spec = task.ujb
+        assert spec is not None
+        keys = [runner._envs[(spec.project, f"{spec.bug_id}{v}")] for v in versions_for(spec)]
+        kept = [json.loads(runner.baseline_file(k, ctx).read_text())
+                for k in keys if not isinstance(k, str)]
     finally:
         runner.close()
     assert done.verdict is Verdict.PASSED, done.detail
-    spec = task.ujb
-    assert spec is not None
-    keys = [runner._envs[(spec.project, f"{spec.bug_id}{v}")] for v in versions_for(spec)]
-    kept = [json.loads((ujb_env_root / "ujb-baselines" / f"{k.key}-{harness}.json").read_text())
-            for k in keys if not isinstance(k, str)]
     assert kept and all(k["format"] == BASELINE_FORMAT and k["wall_time"] > 0 for k in kept)
     named, suite = seen[-2], seen[-1]
     assert named[1] == 20.0  # the sample's own tests: its limit

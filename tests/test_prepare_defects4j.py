@@ -743,9 +743,9 @@ def _draft_jar(folder: Path) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def hog(tmp_path_factory: pytest.TempPathFactory, ujb_env_root: Path) -> dict[str, object]:
-    """Hog-1: the buggy `add` fills the heap; the project's parser jar adds a class to a package
-    of the JDK's."""
+def hog_prepared(tmp_path_factory: pytest.TempPathFactory, ujb_env_root: Path) -> Path:
+    """Hog-1 prepared: the buggy `add` fills the heap; the project's parser jar adds a class to
+    a package of the JDK's."""
     from codereval.cli.app import main
 
     root = tmp_path_factory.mktemp("hog")
@@ -784,7 +784,12 @@ def hog(tmp_path_factory: pytest.TempPathFactory, ujb_env_root: Path) -> dict[st
         assert not exc.code, f"prepare exited {exc.code}"
     finally:
         patch.undo()
-    return _rebuild(out)["Hog-1"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def hog(hog_prepared: Path) -> dict[str, object]:
+    return _rebuild(hog_prepared)["Hog-1"]
 
 
 def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
@@ -795,6 +800,32 @@ def test_a_trigger_test_that_fills_the_heap_on_the_buggy_version_fails_there(
     assert hog["status"] == "reproduced", hog
     assert hog["failing_buggy"] == ["hog.HogTest::testAdd"]
     assert "ran one by one, 1 of them not to their end either" in str(hog["note"]), hog
+
+
+def test_a_fix_whose_bug_fills_the_heap_passes_apr(
+        hog_prepared: Path, tmp_path: Path, run_cli, ujb_env_root: Path,  # type: ignore[no-untyped-def]
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buggy version's baseline leaves its trigger tests out (bugs.toml names them) and
+    counts them as failing: run in the unchanged suite, Lang-43's took the suite's JVM down
+    and the bug's every sample with it (infra_error)."""
+    assert 'trigger_tests = ["hog.HogTest::testAdd"]' in (
+        hog_prepared / "bugs.toml").read_text(encoding="utf-8")
+    monkeypatch.setenv("CODEREVAL_HOME", str(ujb_env_root))
+    run = tmp_path / "gold"
+    done = run_cli("evaluate", "--tasks", hog_prepared / "tasks.jsonl", "--projects",
+                   hog_prepared / "projects.toml", "--reference", "--repeat", "1",
+                   "--timeout", "60", "--out", run)
+    assert done.exit_code == 0, done
+    outcomes = [json.loads(line) for line in
+                (run / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()]
+    # The developer's fix (sample 0) passes; the probes that must fail (1, ...) fail.
+    apr = [o for o in outcomes if o["ujb"] and o["ujb"].get("tests_failed_before") is not None]
+    fix = [o for o in apr if o["sample_index"] == 0]
+    assert len(fix) == 1 and fix[0]["verdict"] == "passed", fix
+    assert fix[0]["ujb"]["tests_failed_before"] == ["hog.HogTest::testAdd"]
+    status = [json.loads(line) for line in
+              (run / "gold.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["status"] for row in status} == {"ok"}, status
 
 
 def test_classes_a_dependency_adds_to_the_jdks_packages_load_as_on_java_8(

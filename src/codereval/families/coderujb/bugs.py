@@ -11,6 +11,7 @@ how to get each version's tree, in Defects4J's words ``<bug>b`` and ``<bug>f``::
     buggy = { commit = "4f2c..." }         # the project's git source at a revision
     fixed = { commit = "9ab1...", overlay = "patches/7f" }
     excluded_tests = ["pkg.FooTest::testFlaky"]   # left out of the suite, never counted
+    trigger_tests = ["pkg.FooTest::testBug7"]     # fail on 7b (Defects4J's trigger tests)
 
     [projects."acme/lib".suite]            # the whole suite: these test files (Ant patterns
     includes = ["**/*Test.java"]           # over paths below a test root), not every class
@@ -81,6 +82,10 @@ class ProjectBugs:
     # Per bug, tests that do not count (Defects4J removes the ones that fail on the fixed
     # revision under its own set-up, or depend on other tests, from its checkouts).
     excluded: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Per bug, the tests that fail on its buggy version (Defects4J's trigger tests). The buggy
+    # version's baseline counts them as failing without running them: run inside the whole
+    # suite, one may take the suite's JVM down with it (Lang-43's runs out of memory).
+    triggers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     defects4j: str = ""
     base_dir: Path = Path(".")
     # The whole suite's test files (Ant patterns); none: every test class compiled.
@@ -148,23 +153,26 @@ def load_bugs(path: Path) -> dict[str, ProjectBugs]:
         d4j = str(entry.get("defects4j", ""))
         bugs: dict[str, tuple[VersionRecipe, VersionRecipe]] = {}
         excluded: dict[str, tuple[str, ...]] = {}
+        triggers: dict[str, tuple[str, ...]] = {}
         for bug, versions in (entry.get("bugs") or {}).items():
             if not str(bug).isdigit() or not isinstance(versions, dict):
                 raise UserError(f"{path}: project {name!r}: bug {bug!r} must be a number with "
                                 "a table of buggy/fixed")
-            extra = set(versions) - {"buggy", "fixed", "excluded_tests"}
+            extra = set(versions) - {"buggy", "fixed", "excluded_tests", "trigger_tests"}
             if extra:
                 raise UserError(f"{path}: project {name!r} bug {bug}: unknown keys "
-                                f"{sorted(extra)}", hint="allowed: buggy, fixed, excluded_tests")
+                                f"{sorted(extra)}",
+                                hint="allowed: buggy, fixed, excluded_tests, trigger_tests")
             bugs[str(bug)] = (_recipe(path, name, bug, versions.get("buggy", {})),
                               _recipe(path, name, bug, versions.get("fixed", {})))
             excluded[str(bug)] = tuple(str(t) for t in versions.get("excluded_tests", ()))
+            triggers[str(bug)] = tuple(str(t) for t in versions.get("trigger_tests", ()))
         spec = specs.get(name)
         if spec is None and not d4j:
             raise UserError(f"{path}: project {name!r} is not in {manifest}",
                             hint="add it there (its source), or give defects4j = \"<id>\"")
         found[name] = ProjectBugs(
-            name=name, spec=spec, bugs=bugs, excluded=excluded, defects4j=d4j,
+            name=name, spec=spec, bugs=bugs, excluded=excluded, triggers=triggers, defects4j=d4j,
             base_dir=path.parent.resolve(),
             suite_includes=tuple(str(p) for p in suite.get("includes", [])),
             suite_excludes=tuple(str(p) for p in suite.get("excludes", [])))

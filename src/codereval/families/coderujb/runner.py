@@ -57,6 +57,7 @@ from codereval.families.coderujb.verdicts import (
 )
 from codereval.java.artifacts import ArtifactUnavailable, ensure_artifact, newer_junit
 from codereval.java.build import HARNESS_MAIN
+from codereval.java.classfile import ClassFileError, UsageIndex, api_change
 from codereval.java.compiler import JavaCompiler, WarmJavac
 from codereval.java.jacoco import (
     JACOCO_AGENT,
@@ -136,11 +137,19 @@ class VersionEnv:
     # The bug's excluded tests: Defects4J removes them from its checkouts (flaky, looping,
     # failing on the fixed version), so the whole suite runs without them.
     skipped: tuple[str, ...] = ()
+    # Tests known to fail on this version: a buggy version's trigger tests.
+    failing: tuple[str, ...] = ()
 
     @property
     def suite_selectors(self) -> tuple[str, ...]:
         return (*(self.suite or (f"@{self.info.test_classes}",)),
                 *(f"!{test}" for test in self.skipped))
+
+    @property
+    def baseline_selectors(self) -> tuple[str, ...]:
+        """The unchanged suite's run: without the tests known to fail (a sample's run of the
+        suite keeps them; its named tests are the trigger tests, and run first)."""
+        return (*self.suite_selectors, *(f"!{test}" for test in self.failing))
 
 
 class CoderUjbRunner(Runner):
@@ -152,6 +161,9 @@ class CoderUjbRunner(Runner):
         self._bugs: dict[str, ProjectBugs] | None = None
         self._envs: dict[tuple[str, str], VersionEnv | str] = {}
         self._baselines: dict[str, Baseline | str] = {}
+        # Per environment: which main and which test sources use each class (read once, and
+        # only when a sample changes what other classes link to).
+        self._usage: dict[str, tuple[UsageIndex, UsageIndex]] = {}
         self._jacoco: tuple[Path, Path] | str | None = None
         self._d4j: Runner | None = None
 
@@ -272,8 +284,11 @@ class CoderUjbRunner(Runner):
             suite = tuple(selected_test_classes(
                 info.test_classes, bugs.suite_includes or ("**/*",), bugs.suite_excludes)
                 ) if patterned else ()
-            skipped = bugs.excluded.get(split_version(version)[0], ())
-            result = (VersionEnv(info=info, key=env.key, suite=suite, skipped=skipped)
+            bug, which = split_version(version)
+            skipped = bugs.excluded.get(bug, ())
+            failing = bugs.triggers.get(bug, ()) if which == "b" else ()
+            result = (VersionEnv(info=info, key=env.key, suite=suite, skipped=skipped,
+                                 failing=failing)
                       if suite or not patterned
                       else f"no test class of {project} {version} matches its suite's patterns "
                            f"(includes {list(bugs.suite_includes)}, excludes "
@@ -324,27 +339,33 @@ class CoderUjbRunner(Runner):
             known = self._baselines.get(env.key)
         if known is not None:
             return known
-        # The harness decides what counts as a failing test: its version is part of the key,
-        # and so is what runs as the suite when patterns chose its classes or tests are left out.
-        chosen = ("-" + hashlib.sha256("\n".join(env.suite_selectors).encode()).hexdigest()[:12]
-                  if env.suite or env.skipped else "")
-        cache = (ctx.env_root / "ujb-baselines"
-                 / f"{env.key}-{self._java.harness().key}{chosen}.json")
+        cache = self.baseline_file(env, ctx)
         found = _read_baseline(cache)
         result = found if found is not None else self._measure_baseline(env, ctx, cache)
         with self._lock:
             self._baselines[env.key] = result
         return result
 
+    def baseline_file(self, env: VersionEnv, ctx: RunContext) -> Path:
+        """Where a version's baseline is kept, beside the environment cache."""
+        # The harness decides what counts as a failing test: its version is part of the key,
+        # and so is what runs as the suite when patterns chose its classes or tests are left out.
+        chosen = ("-" + hashlib.sha256("\n".join(env.baseline_selectors).encode()
+                                       ).hexdigest()[:12]
+                  if env.suite or env.skipped or env.failing else "")
+        return (ctx.env_root / "ujb-baselines"
+                / f"{env.key}-{self._java.harness().key}{chosen}.json")
+
     def _measure_baseline(self, env: VersionEnv, ctx: RunContext, cache: Path) -> Baseline | str:
         wall = max(BASELINE_MIN_SECONDS, 10 * ctx.limits.wall_time)
         limits = dataclasses.replace(ctx.limits, wall_time=wall, cpu_time=2 * wall)
-        run = self._run_tests(env.info, ctx, classes=None, selectors=env.suite_selectors,
+        run = self._run_tests(env.info, ctx, classes=None, selectors=env.baseline_selectors,
                               limits=limits)
         if not run.ended_normally:
             return (f"the unchanged suite of {env.info.project_root.parent.name} did not "
                     f"run to its end ({run.status.value}: {run.detail})")
-        result = Baseline(failing=run.failed, wall_time=run.wall_time or 0.0)
+        failing = (*run.failed, *(t for t in env.failing if t not in run.failed))
+        result = Baseline(failing=failing, wall_time=run.wall_time or 0.0)
         payload = {"format": BASELINE_FORMAT, "tests": run.tests,
                    "failing": list(result.failing), "wall_time": result.wall_time}
         # Two processes may measure the same version at once: each writes a whole file.
@@ -422,6 +443,8 @@ class CoderUjbRunner(Runner):
         classes = work / "classes"
         failure = self._compile(info, {_root_relative(info, target): text}, classes,
                                 syntax_ok=syntax_ok, base=base)
+        if failure is None:
+            failure = self._relink(env, classes, base=base)
         apr = spec.kind is UjbKind.APR
         baseline = self._baseline(env, ctx)
         if isinstance(baseline, str):
@@ -564,6 +587,59 @@ class CoderUjbRunner(Runner):
         return Outcome(**base, verdict=verdict, stage=Stage.COMPILE,
                        detail=compiled.diagnostics.strip()[:4000],
                        stderr_tail=compiled.diagnostics[-TAIL:])
+
+    def _relink(self, env: VersionEnv, classes: Path, *, base: dict[str, object],
+                ) -> Outcome | None:
+        """Compile again, into ``classes``, the project's classes that use a class whose
+        signatures the sample changed (a return type, a parameter, a member gone): compiled
+        against the old ones they would stop with ``NoSuchMethodError``, where Defects4J
+        compiles the whole project again. None when nothing changed or they compiled, else
+        the compile error (the project no longer compiles with the sample)."""
+        info = env.info
+        try:
+            change = api_change(classes, info.classes)
+            if not change.changed:
+                return None
+            main_users, test_users = self._usage_of(env)
+        except (ClassFileError, OSError) as exc:
+            return Outcome(**base, verdict=Verdict.INFRA_ERROR, stage=Stage.COMPILE,
+                           detail=f"reading the compiled classes: {exc}")
+        names = ", ".join(sorted(n.replace("/", ".") for n in change.changed))
+        for test, users in ((False, main_users), (True, test_users)):
+            sources = {}
+            for relative in sorted(users.sources_using(change.changed) - change.sources):
+                path = info.find_source(relative)
+                if path is not None:
+                    sources[relative] = info.read_source(path)
+            if not sources:
+                continue
+            compiler = self._java.compiler_for(info)
+            compiled = compiler.compile(
+                sources, out_dir=classes, timeout=COMPILE_TIMEOUT,
+                classpath=[classes, *(info.test_compile_classpath() if test
+                                      else info.compile_classpath())],
+                options=info.test_compile_options() if test else info.compile_options())
+            stopped = compile_stopped(compiled, base)
+            if stopped is not None:
+                return stopped
+            if not compiled.ok:
+                what = "tests" if test else "classes"
+                return Outcome(
+                    **base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
+                    detail=(f"the sample changes what {names} offers, and the project's "
+                            f"{what} that use it no longer compile:\n"
+                            + compiled.diagnostics.strip())[:4000],
+                    stderr_tail=compiled.diagnostics[-TAIL:])
+        return None
+
+    def _usage_of(self, env: VersionEnv) -> tuple[UsageIndex, UsageIndex]:
+        with self._lock:
+            known = self._usage.get(env.key)
+        if known is None:
+            known = (UsageIndex.of(env.info.classes), UsageIndex.of(env.info.test_classes))
+            with self._lock:
+                self._usage[env.key] = known
+        return known
 
     def _run_tests(self, info: JavaEnvInfo, ctx: RunContext, *, classes: Path | None,
                    selectors: Sequence[str], limits: Limits,

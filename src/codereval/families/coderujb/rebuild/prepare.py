@@ -389,6 +389,9 @@ def write_manifests(folder: Path, plans: dict[str, BugVersions],
             # and broken_tests: removed from its checkouts, so here they are left out of the
             # whole suite's runs, and their failures never count.
             bugs.append(f"excluded_tests = {_toml_list(list(bug.excluded_tests))}")
+        if bug.trigger_tests:
+            # Checked above to fail on the buggy version: its baseline need not run them.
+            bugs.append(f"trigger_tests = {_toml_list(list(bug.trigger_tests))}")
     (folder / "projects.toml").write_text("\n".join(projects) + "\n", encoding="utf-8")
     (folder / "bugs.toml").write_text("\n".join(bugs) + "\n", encoding="utf-8")
 
