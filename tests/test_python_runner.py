@@ -414,3 +414,48 @@ def test_an_environment_the_manifest_does_not_name_is_never_borrowed_from_the_ca
     assert outcome.verdict is Verdict.PASSED, outcome.detail
     assert outcome.provenance.environment != borrowed.key
     assert outcome.provenance.environment.startswith("python-")
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_a_splice_that_breaks_the_official_module_is_told_apart_though_its_compile_waits(
+    env_root: Path, tasks: dict[str, Task], samples: list[tuple[str, Sample]], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, executor: str,
+) -> None:
+    """The official test module is the file that runs: a run that passes compiled it, so the
+    driver compiles it only for a run that may have stopped on a compile error. A sample that
+    compiles alone but breaks the module where it goes (it starts with an import, and the
+    function it replaces is decorated) is still a syntax error of the sample, not a run."""
+    import codereval.runners.python as python_runner
+    from codereval.model import Stage
+
+    official = tmp_path / "official"
+    shutil.copytree(data.mini_python_tests_dir(), official)
+    module = official / "repos/acme---invoicer/invoicer/invoice_tax_for_passk_validte.py"
+    text = module.read_text(encoding="utf-8")
+    assert "\ndef tax_for(" in text
+    module.write_text("import functools\n" + text.replace(
+        "\ndef tax_for(", "\n@functools.lru_cache(maxsize=None)\ndef tax_for(", 1),
+        encoding="utf-8")
+    task, reference = _reference("tax_for", tasks, samples)
+    assert reference.code is not None and not reference.code.lstrip().startswith("@")
+    breaking = reference.model_copy(update={"index": 99, "code": "import os\n" + reference.code})
+    compiled: list[object] = []
+    real = python_runner.check_injected
+    monkeypatch.setattr(python_runner, "check_injected",
+                        lambda injected: (compiled.append(injected), real(injected))[1])
+    ctx = dataclasses.replace(_context(env_root, tmp_path / "work", executor=executor),
+                              tests_dir=official)
+    runner = PythonProjectRunner()
+    try:
+        passed = runner.run(task, reference, ctx)
+        assert passed.verdict is Verdict.PASSED, passed.detail
+        assert compiled == []  # its run compiled it
+        broken = runner.run(task, breaking, ctx)
+    finally:
+        runner.close()
+        if ctx.warm is not None:
+            ctx.warm.close()
+    assert broken.verdict is Verdict.SYNTAX_ERROR, (broken.verdict, broken.detail)
+    assert broken.stage is Stage.INJECT
+    assert broken.detail.startswith("SyntaxError") and broken.detail.endswith("after injection")
+    assert len(compiled) == 1

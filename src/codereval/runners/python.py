@@ -54,7 +54,15 @@ from codereval.runners.machine import Machine
 from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.python_imports import ImportClosure, puts_root_first, shadowing_names
 from codereval.sandbox.base import ExecRequest, ExecResult, Mount, ProjectPreload
-from codereval.source.inject import InjectionError, inject_at, inject_last_def, syntax_problem
+from codereval.source.inject import (
+    Injected,
+    InjectionError,
+    check_injected,
+    compiles,
+    inject_at,
+    inject_last_def,
+    syntax_problem,
+)
 from codereval.workspace.cache import Lease, WorkspaceCache
 from codereval.workspace.views import choose_strategy, empty_folder, make_workspace
 
@@ -101,6 +109,34 @@ class _Plan:
     view: str = ""
     # The test reads or runs things at the original machine's absolute paths.
     machine_bound: bool = False
+    # The injected test module when its compile here waits for the run (see _unless_broken).
+    unchecked: Injected | None = None
+
+
+# What a Python that could not compile a module prints (SyntaxError and its subclasses).
+_COMPILE_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+
+
+def _inject_official(path: Path, code: str, name: str) -> tuple[Injected, Injected | None]:
+    """The sample in an official test module, and the module again when its whole compile
+    here waits for its run: then the file that runs is the one the sample went into, which
+    the run compiles first, so a run that passes or fails in the test compiled it (the
+    driver compiled every such module: a quarter of its time on the official set). A module
+    that does not compile here even without the sample is checked at once, as before."""
+    source = path.read_text(encoding="utf-8")
+    deferred = compiles(source)
+    injected = inject_last_def(source, code, name, check=not deferred)
+    return injected, injected if deferred else None
+
+
+def _may_not_have_compiled(outcome: Outcome) -> bool:
+    """Could this run's test module have failed to compile? Not when it passed; a run that
+    stopped on a compile error says so in what it printed (and one that printed nothing on
+    its error stream is checked too)."""
+    if outcome.passed:
+        return False
+    printed = f"{outcome.detail}\n{outcome.stderr_tail}\n{outcome.stdout_tail}"
+    return any(n in printed for n in _COMPILE_ERRORS) or not (outcome.stderr_tail or "").strip()
 
 
 def _fingerprint(env: Environment | None) -> str:
@@ -456,7 +492,7 @@ class PythonProjectRunner(Runner):
         if standalone:
             if not path.is_file():
                 raise _Infra(f"standalone test not found: {path}")
-            injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
+            injected, unchecked = _inject_official(path, code, task.name)
             return _Plan(
                 base=None,
                 changed={rel: injected.text},
@@ -466,11 +502,12 @@ class PythonProjectRunner(Runner):
                 # The original ran the file and nothing else: a test never called passed.
                 call_test_func="__name__" not in injected.text and not ctx.compat,
                 view=STANDALONE,
+                unchecked=unchecked,
             )
         project_dir = repos / project_folder(task.project)
         if not path.is_file():
             raise _Infra(f"official test module not found: {path}")
-        injected = inject_last_def(path.read_text(encoding="utf-8"), code, task.name)
+        injected, unchecked = _inject_official(path, code, task.name)
         # The environment's tree is the project; without one, the official tree is.
         base = env.source_dir if env is not None and env.ready else project_dir
         return _Plan(
@@ -479,6 +516,7 @@ class PythonProjectRunner(Runner):
             target=rel,
             span=(injected.start, injected.end),
             view=project_folder(task.project),
+            unchecked=unchecked,
         )
 
     # ------------------------------------------------------------------ running
@@ -529,9 +567,17 @@ class PythonProjectRunner(Runner):
             return outcome(Verdict.INFRA_ERROR, Stage.INJECT, detail=str(exc))
         try:
             with sample_workdir(ctx, prefix="py-") as (scratch, slot):
-                return self._execute(task, plan, env, ctx, scratch, outcome, slot)
+                ran = self._execute(task, plan, env, ctx, scratch, outcome, slot)
         except (_Infra, OSError) as exc:
             return outcome(Verdict.INFRA_ERROR, Stage.WORKSPACE, detail=str(exc))
+        if plan.unchecked is not None and _may_not_have_compiled(ran):
+            try:
+                check_injected(plan.unchecked)
+            except InjectionError as exc:
+                # As it was before the run: a splice that broke the module is told apart.
+                verdict = Verdict.SYNTAX_ERROR if exc.syntax else Verdict.INFRA_ERROR
+                return outcome(verdict, Stage.INJECT, detail=exc.detail)
+        return ran
 
     def _execute(
         self,

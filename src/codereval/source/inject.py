@@ -222,7 +222,9 @@ def splice(source: str, code: str, span: Span) -> Injected:
     return Injected(text=text, start=start, end=start + len(new_lines) - 1)
 
 
-def _checked(result: Injected) -> Injected:
+def check_injected(result: Injected) -> Injected:
+    """``result`` when its whole text compiles, else the InjectionError saying where it does
+    not (in the sample: a syntax error; outside it: the file was broken by the splice)."""
     try:
         compile(result.text, "<injected>", "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -243,13 +245,27 @@ def last_def_text(source: str, name: str) -> str:
     return dedent_code("".join(lines))
 
 
-def inject_last_def(source: str, code: str, name: str) -> Injected:
-    """The official rule: replace the last ``def name``/``def _name`` of a test module."""
+def inject_last_def(source: str, code: str, name: str, *, check: bool = True) -> Injected:
+    """The official rule: replace the last ``def name``/``def _name`` of a test module.
+
+    ``check=False`` leaves the whole text's compile (:func:`check_injected`) to the caller:
+    the test module is the file that runs, so its run tells first whether it compiled."""
     problem = syntax_problem(code)
     if problem:
         raise InjectionError(problem, syntax=True)
     span = last_def_span(source, name, with_decorators=_sample_has_decorators(code))
-    return _checked(splice(source, code, span))
+    injected = splice(source, code, span)
+    return check_injected(injected) if check else injected
+
+
+@functools.lru_cache(maxsize=256)
+def compiles(source: str) -> bool:
+    """Does ``source`` compile here (this interpreter's grammar)?"""
+    try:
+        compile(source, "<source>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def inject_at(source: str, code: str, name: str, *, lineno: int, end_lineno: int) -> Injected:
@@ -261,4 +277,4 @@ def inject_at(source: str, code: str, name: str, *, lineno: int, end_lineno: int
         source, name, lineno=lineno, end_lineno=end_lineno,
         with_decorators=_sample_has_decorators(code),
     )
-    return _checked(splice(source, code, span))
+    return check_injected(splice(source, code, span))
