@@ -50,6 +50,7 @@ from codereval.model import (
     Verdict,
 )
 from codereval.runners.base import RunContext, Runner, sample_workdir
+from codereval.runners.import_statements import STATEMENTS_FOLDER, ImportStatements
 from codereval.runners.machine import Machine
 from codereval.runners.marker import marker_seen, new_marker
 from codereval.runners.python_imports import ImportClosure, puts_root_first, shadowing_names
@@ -207,6 +208,8 @@ class PythonProjectRunner(Runner):
         self._import_lock = threading.Lock()
         self._tasks_by_group: dict[tuple[str, bool], list[Task]] = {}
         self._imports: dict[tuple[str, bool], _Preloads] = {}
+        # The project files' import statements, kept beside the environments between runs.
+        self._statements: dict[Path, ImportStatements] = {}
         self._harness = (
             resources.files("codereval.runners")
             .joinpath("python_harness.py")
@@ -284,7 +287,11 @@ class PythonProjectRunner(Runner):
             if known is None:
                 tasks = self._tasks_by_group.get(group) or [task]
                 project = None if group[1] else self._base_of(env, task, ctx)
-                closure = ImportClosure(project)
+                statements = self._statements.get(ctx.env_root)
+                if statements is None:
+                    statements = self._statements[ctx.env_root] = ImportStatements(
+                        ctx.env_root / STATEMENTS_FOLDER)
+                closure = ImportClosure(project, statements=statements)
                 folders: set[Path] = set() if project is None else {project}
                 changed: list[Path] = []
                 for each in tasks:
@@ -308,6 +315,7 @@ class PythonProjectRunner(Runner):
                                    if m.split(".", 1)[0] not in local),
                     own=tuple(m for m in own if m.split(".", 1)[0] not in beside),
                     banned=tuple(banned))
+                statements.save()
                 log.debug("preload candidates for %s: %d modules, %d of the project's",
                           group[0], len(known.external), len(known.own))
             return known

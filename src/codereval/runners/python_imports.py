@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from codereval.analysis.python import source_roots
+from codereval.runners.import_statements import ImportStatements, imports_of
 from codereval.source import pyast
 
 # Enough for the largest CoderEval closures; a worker checks each name once per environment.
@@ -54,40 +55,16 @@ def _relative_base(project: Path, rel: str, level: int) -> Path:
     return base
 
 
-def _imports_of(tree: ast.Module) -> list[tuple[str, int, list[str]]]:
-    """(module, level, names imported from it) for every import statement that runs when the
-    module is imported: at module level, in class bodies and in ``if``/``try``/``with`` blocks,
-    not in functions (run only if called) nor under ``if TYPE_CHECKING`` (never run)."""
-    found: list[tuple[str, int, list[str]]] = []
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Import):
-            found += [(alias.name, 0, []) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [alias.name for alias in node.names if alias.name != "*"]
-            found.append((node.module or "", node.level, names))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        elif isinstance(node, ast.If) and _type_checking(node.test):
-            pending.extend(node.orelse)
-        else:
-            pending.extend(ast.iter_child_nodes(node))
-    found.reverse()
-    return found
-
-
-def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 class ImportClosure:
     """The external modules reachable from entry files of one project (``project`` None: a
     file on its own). Files are parsed once per instance."""
 
-    def __init__(self, project: Path | None) -> None:
+    def __init__(self, project: Path | None, *,
+                 statements: ImportStatements | None = None) -> None:
         self.project = project
+        # Each file's import statements, read once per text (kept between runs when the
+        # caller's are: see import_statements).
+        self.statements = statements if statements is not None else ImportStatements()
         self.external: dict[str, None] = {}  # insertion-ordered set
         # The project's files each visited file imports when it is imported (see own_modules).
         self.edges: dict[Path, list[Path]] = {}
@@ -209,14 +186,13 @@ class ImportClosure:
 
     def _visit(self, rel: str, source: str) -> list[Path]:
         """Record the file's external imports; return the project files it imports."""
-        try:
-            tree = pyast.parse(source)
-        except (SyntaxError, ValueError):
+        statements = self.statements.of(source)
+        if statements is None:
             return []
         project = self.project
         roots = source_roots(project, rel) if project is not None else []
         follow: list[Path] = []
-        for module, level, names in _imports_of(tree):
+        for module, level, names in statements:
             if level > 0:
                 if project is None:
                     continue
@@ -260,7 +236,7 @@ def puts_root_first(source: str, root: str, own: Iterable[str]) -> bool:
     for node in tree.body:
         if _adds_to_path(node, want):
             return True
-        for module, level, _names in _imports_of(ast.Module(body=[node], type_ignores=[])):
+        for module, level, _names in imports_of(ast.Module(body=[node], type_ignores=[])):
             if level or module.split(".", 1)[0] in names:
                 return False
     return False
