@@ -570,12 +570,14 @@ class CoderUjbRunner(Runner):
 
     def _compile(self, info: JavaEnvInfo, sources: dict[str, str], classes: Path, *,
                  syntax_ok: bool, base: dict[str, object], test: bool = False,
-                 ) -> Outcome | None:
-        """None when the sources compiled into ``classes``, else the outcome saying why not;
-        a ``test`` compiles as the project's tests do."""
+                 ahead: Sequence[Path] = (), why: str = "") -> Outcome | None:
+        """None when the sources compiled into ``classes``, else the outcome saying why not
+        (``why`` before javac's words); a ``test`` compiles as the project's tests do, against
+        ``ahead`` first."""
         compiled = self._java.compiler_for(info).compile(
             sources, out_dir=classes, timeout=COMPILE_TIMEOUT,
-            classpath=info.test_compile_classpath() if test else info.compile_classpath(),
+            classpath=[*ahead, *(info.test_compile_classpath() if test
+                                 else info.compile_classpath())],
             options=info.test_compile_options() if test else info.compile_options())
         stopped = compile_stopped(compiled, base)
         if stopped is not None:
@@ -585,7 +587,7 @@ class CoderUjbRunner(Runner):
         # The parser and javac agree on what is a syntax error: only then is it one.
         verdict = Verdict.COMPILE_ERROR if syntax_ok else Verdict.SYNTAX_ERROR
         return Outcome(**base, verdict=verdict, stage=Stage.COMPILE,
-                       detail=compiled.diagnostics.strip()[:4000],
+                       detail=(why + compiled.diagnostics.strip())[:4000],
                        stderr_tail=compiled.diagnostics[-TAIL:])
 
     def _relink(self, env: VersionEnv, classes: Path, *, base: dict[str, object],
@@ -613,23 +615,13 @@ class CoderUjbRunner(Runner):
                     sources[relative] = info.read_source(path)
             if not sources:
                 continue
-            compiler = self._java.compiler_for(info)
-            compiled = compiler.compile(
-                sources, out_dir=classes, timeout=COMPILE_TIMEOUT,
-                classpath=[classes, *(info.test_compile_classpath() if test
-                                      else info.compile_classpath())],
-                options=info.test_compile_options() if test else info.compile_options())
-            stopped = compile_stopped(compiled, base)
-            if stopped is not None:
-                return stopped
-            if not compiled.ok:
-                what = "tests" if test else "classes"
-                return Outcome(
-                    **base, verdict=Verdict.COMPILE_ERROR, stage=Stage.COMPILE,
-                    detail=(f"the sample changes what {names} offers, and the project's "
-                            f"{what} that use it no longer compile:\n"
-                            + compiled.diagnostics.strip())[:4000],
-                    stderr_tail=compiled.diagnostics[-TAIL:])
+            what = "tests" if test else "classes"
+            failure = self._compile(
+                info, sources, classes, syntax_ok=True, base=base, test=test, ahead=(classes,),
+                why=(f"the sample changes what {names} offers, and the project's {what} that "
+                     "use it no longer compile:\n"))
+            if failure is not None:
+                return failure
         return None
 
     def _usage_of(self, env: VersionEnv) -> tuple[UsageIndex, UsageIndex]:
