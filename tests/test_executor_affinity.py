@@ -56,6 +56,16 @@ def test_two_threads_take_different_groups_while_unclaimed_ones_remain() -> None
     assert queue.take(0) is None and queue.take(1) is None
 
 
+def test_a_group_its_thread_lets_go_of_is_the_next_one_claimed() -> None:
+    # A thread lent beyond --jobs and taken back (executors/overlap.py) leaves its group to
+    # whichever thread asks first, ahead of the unclaimed ones.
+    queue = AffinityQueue(samples({"a": 2, "b": 5, "c": 3}), by_group)
+    assert [queue.take(2).task_id for _ in range(2)] == ["b", "b"]  # type: ignore[union-attr]
+    queue.release(2)
+    queue.release(7)  # a thread holding nothing
+    assert [queue.take(0).task_id for _ in range(4)] == ["b", "b", "b", "c"]  # type: ignore[union-attr]
+
+
 def test_equal_groups_are_claimed_in_the_order_their_samples_came() -> None:
     queue = AffinityQueue(samples({"x": 2, "y": 2, "z": 2}), by_group)
     assert [queue.take(t).task_id for t in (0, 1, 2)] == ["x", "y", "z"]  # type: ignore[union-attr]

@@ -332,6 +332,7 @@ def evaluate(
     ray_address: str | None = None,
     preload: str = "auto",
     node_executor: str = "warm",
+    overlap_waits: bool = True,
 ) -> Run:
     """Run ``samples`` of ``benchmark`` in their projects, sandboxed and in parallel.
 
@@ -353,7 +354,9 @@ def evaluate(
     by default $RAY_ADDRESS or a Ray started for the call; needs ``codereval[ray]``);
     ``preload`` what warm project workers import first: "auto", "none" or "mod1,mod2";
     ``node_executor`` how Ray nodes run their samples: "warm" (where a node's sandbox is
-    bubblewrap, else fresh) or "fresh".
+    bubblewrap, else fresh) or "fresh". With ``overlap_waits`` (the default) the local
+    executors start more samples, up to ``jobs`` more, while running ones wait (asleep in a
+    back-off) and the machine's cores within ``jobs`` are idle; False runs exactly ``jobs``.
     ``benchmark.select(task_ids=..., levels=..., projects=...)`` evaluates part of a benchmark:
     the samples of the tasks it leaves out are not run.
 
@@ -383,6 +386,7 @@ def evaluate(
         ray_address=ray_address,
         preload=preload,
         node_executor=node_executor,
+        overlap_waits=overlap_waits,
     )
 
 
@@ -436,6 +440,7 @@ def evaluate_samples(
     ray_address: str | None = None,
     preload: str = "auto",
     node_executor: str = "warm",
+    overlap_waits: bool = True,
 ) -> Run:
     """``evaluate`` once the samples are loaded; ``mode`` tells gold validation runs apart."""
     from rich.console import Console
@@ -463,6 +468,7 @@ def evaluate_samples(
         ray_address=ray_address,
         preload=preload,
         node_executor=node_executor,
+        overlap_waits=overlap_waits,
     )
     if console is None:
         console = Console(stderr=True, quiet=not progress)

@@ -136,6 +136,14 @@ from codereval.sandbox.base import DEFAULT_DISK_MB
     help="With --executor ray: the cluster's head (what `ray start --head` printed) "
     "[$RAY_ADDRESS, else a Ray started here].",
 )
+@click.option(
+    "--overlap-waits/--no-overlap-waits",
+    default=True,
+    show_default=True,
+    help="Start more samples (up to --jobs more) while running ones wait, asleep in a back-off "
+    "or a poll, and leave the machine's cores idle; --no-overlap-waits runs exactly --jobs "
+    "at once. The fresh and warm executors.",
+)
 @click.option("--compat", is_flag=True, help="Reproduce the original platform's quirks.")
 @click.option("--rerun", is_flag=True, help="Discard what --out holds and evaluate everything.")
 @click.option(
@@ -170,6 +178,7 @@ def evaluate_command(
     ray_address: str | None,
     preload: str,
     node_executor: str | None,
+    overlap_waits: bool,
     compat: bool,
     rerun: bool,
     reference: bool,
@@ -261,6 +270,7 @@ def evaluate_command(
             ray_address=ray_address,
             preload=preload,
             node_executor=node_executor or "warm",
+            overlap_waits=overlap_waits,
         )
     except KeyboardInterrupt:
         # Raised here, not left to click, which would turn it into a bare "aborted".

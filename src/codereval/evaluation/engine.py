@@ -140,10 +140,13 @@ class EvalOptions:
     preload: str = "auto"
     # With the ray executor: how each node runs its samples (warm or fresh).
     node_executor: str = "warm"
+    # Local executors: more samples while running ones wait with cores idle (overlap.py).
+    overlap_waits: bool = True
 
     def executor_options(self) -> ExecutorOptions:
         return ExecutorOptions(jobs=self.jobs, ray_address=self.ray_address,
-                               preload=self.preload, node_executor=self.node_executor)
+                               preload=self.preload, node_executor=self.node_executor,
+                               overlap_waits=self.overlap_waits)
 
     def limits(self) -> Limits:
         # CPU time gets twice the wall time: a sample may use both cores of a small machine

@@ -47,6 +47,14 @@ class AffinityQueue:
                 self._held[thread] = group
             return self._groups[group].popleft()
 
+    def release(self, thread: int) -> None:
+        """``thread`` stops taking samples for a while: what is left of its group goes back to
+        be claimed first, by whichever thread asks next."""
+        with self._lock:
+            group = self._held.pop(thread, None)
+            if group is not None and self._groups[group] and group not in self._unclaimed:
+                self._unclaimed.append(group)
+
     def _next_group(self) -> str | None:
         while self._unclaimed:
             group = self._unclaimed.pop()

@@ -54,6 +54,9 @@ class ExecutorOptions:
 
     # fresh: samples run at once on this machine.
     jobs: int = 1
+    # fresh, warm: more samples (up to as many again) while running ones wait and leave
+    # cores idle (executors/overlap.py).
+    overlap_waits: bool = True
     # ray: the cluster to join (None: $RAY_ADDRESS, else a Ray started for this run).
     ray_address: str | None = None
     # ray: times a sample lost with its node is tried again before it is an infra_error.

@@ -19,6 +19,7 @@ from typing import Any
 from codereval.errors import UserError
 from codereval.executors.affinity import AffinityQueue
 from codereval.executors.base import Executor, ExecutorOptions, Job
+from codereval.executors.overlap import Overlap
 from codereval.executors.sample import (
     ProvenanceFiller,
     default_env_root,
@@ -89,7 +90,8 @@ class FreshExecutor(Executor):
         return self._isolation
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "jobs": self.options.jobs}
+        return {"name": self.name, "jobs": self.options.jobs,
+                "overlap_waits": self.options.overlap_waits}
 
     def _evaluate(self, sample: Sample) -> Outcome:
         assert self._job is not None and self._ctx is not None and self._fill is not None
@@ -124,9 +126,21 @@ class FreshExecutor(Executor):
         finished: SimpleQueue[Outcome | BaseException | None] = SimpleQueue()
         stop = threading.Event()
 
+        jobs = max(1, self.options.jobs)
+        # Threads beyond --jobs take samples only while running ones leave cores idle
+        # (executors/overlap.py): a test asleep in a back-off does not hold up the run.
+        overlap = (Overlap(jobs=jobs) if self.options.overlap_waits and Overlap.available()
+                   else None)
+
         def work(thread: int) -> None:
+            extra = thread - jobs
             try:
                 while not stop.is_set():
+                    if overlap is not None and extra >= 0 and not overlap.may_run(extra):
+                        # Its group waits for whichever thread asks first, not for this one.
+                        queue.release(thread)
+                        if not overlap.wait(extra, stop):
+                            break
                     sample = queue.take(thread)
                     if sample is None:
                         break
@@ -134,10 +148,15 @@ class FreshExecutor(Executor):
             except BaseException as exc:  # handed to the engine, which ends the run
                 finished.put(exc)
             finally:
+                if overlap is not None and extra < 0:
+                    overlap.regular_done()
                 finished.put(None)
 
+        count = jobs + (overlap.extra if overlap is not None else 0)
         threads = [threading.Thread(target=work, args=(i,), name=f"codereval-{i}")
-                   for i in range(max(1, self.options.jobs))]
+                   for i in range(count)]
+        if overlap is not None:
+            overlap.start()
         for thread in threads:
             thread.start()
         try:
@@ -163,6 +182,8 @@ class FreshExecutor(Executor):
             # ones finish inside their own limits but are not recorded (they run again on
             # resume).
             stop.set()
+            if overlap is not None:
+                overlap.stop()
             for thread in threads:
                 thread.join()
 
@@ -205,9 +226,10 @@ class WarmExecutor(FreshExecutor):
         if self.name != "warm":
             return None
         # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
-        jobs = max(1, self.options.jobs)
+        # Threads beyond --jobs while samples wait (executors/overlap.py) hold slots too.
+        threads = max(1, self.options.jobs) * (2 if self.options.overlap_waits else 1)
         return WarmPool(sandbox=box, root=work_root / "warm", preload=self._preload,
-                        max_workers=2 * jobs + 2, hints=PreloadHints(home / HINTS_FOLDER))
+                        max_workers=2 * threads + 2, hints=PreloadHints(home / HINTS_FOLDER))
 
     def describe(self) -> dict[str, Any]:
         described = super().describe()
