@@ -169,15 +169,16 @@ def test_samples_run_beside_one_that_waits_while_the_machine_is_idle(
     slow_start, slow_end = executor.spans[0]
     beside = [i for i, (s, e) in executor.spans.items() if i and slow_start < s and e < slow_end]
     assert beside and most_at_once(executor.spans) == 2
+    assert executor.describe()["samples_beyond_jobs"] >= len(beside)
 
 
 def test_exactly_jobs_at_once_when_the_machine_is_busy_or_overlap_is_off(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
     busy = run_timed(monkeypatch, overlap=True, read=machine(busy_cores=1.0, runnable=1))
-    assert most_at_once(busy.spans) == 1
+    assert most_at_once(busy.spans) == 1 and busy.describe()["samples_beyond_jobs"] == 0
     off = run_timed(monkeypatch, overlap=False, read=machine(busy_cores=0.1, runnable=0))
-    assert most_at_once(off.spans) == 1
+    assert most_at_once(off.spans) == 1 and "samples_beyond_jobs" not in off.describe()
 
 
 def test_the_run_records_whether_samples_overlapped_waits(tmp_path: Path) -> None:

@@ -36,7 +36,9 @@ def test_every_outcome_and_the_run_record_say_which_executor_ran(tmp_path: Path)
                    executor="fresh")
     assert {o.provenance.executor for o in run.outcomes} == {"fresh"} and run.executor == "fresh"
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert meta["executor"] == {"name": "fresh", "jobs": 2, "overlap_waits": True}
+    # How many samples ran beside waiting ones depends on the machine's load (overlap.py).
+    assert meta["executor"].keys() == {"name", "jobs", "overlap_waits", "samples_beyond_jobs"}
+    assert (meta["executor"]["name"], meta["executor"]["jobs"]) == ("fresh", 2)
     line = (tmp_path / "run" / "outcomes.jsonl").read_text().splitlines()[0]
     assert json.loads(line)["provenance"]["executor"] == "fresh"
     assert Outcome.from_json(line).to_json() == line

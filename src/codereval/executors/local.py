@@ -44,6 +44,7 @@ class FreshExecutor(Executor):
     _blocked: dict[str, str]
     _isolation = ""
     _affinity: dict[str, str]
+    _beside = 0
 
     def start(self, job: Job) -> None:
         self._start(job, job.sandbox_override or get_sandbox(job.sandbox))
@@ -90,8 +91,12 @@ class FreshExecutor(Executor):
         return self._isolation
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "jobs": self.options.jobs,
-                "overlap_waits": self.options.overlap_waits}
+        described: dict[str, Any] = {"name": self.name, "jobs": self.options.jobs,
+                                     "overlap_waits": self.options.overlap_waits}
+        if self.options.overlap_waits:
+            # Samples that started while --jobs others ran (executors/overlap.py).
+            described["samples_beyond_jobs"] = self._beside
+        return described
 
     def _evaluate(self, sample: Sample) -> Outcome:
         assert self._job is not None and self._ctx is not None and self._fill is not None
@@ -144,7 +149,14 @@ class FreshExecutor(Executor):
                     sample = queue.take(thread)
                     if sample is None:
                         break
-                    finished.put(self._evaluate(sample))
+                    if overlap is None:
+                        finished.put(self._evaluate(sample))
+                        continue
+                    overlap.begin()
+                    try:
+                        finished.put(self._evaluate(sample))
+                    finally:
+                        overlap.end()
             except BaseException as exc:  # handed to the engine, which ends the run
                 finished.put(exc)
             finally:
@@ -184,6 +196,7 @@ class FreshExecutor(Executor):
             stop.set()
             if overlap is not None:
                 overlap.stop()
+                self._beside += overlap.beside
             for thread in threads:
                 thread.join()
 

@@ -86,7 +86,8 @@ class Overlap:
         self.cores = max(1, cores or len(os.sched_getaffinity(0)))
         # The capacity the evaluation may use: --jobs cores, fewer on a smaller machine.
         self.capacity = min(max(1, jobs), self.cores)
-        self.extra = max(1, jobs)
+        self.jobs = max(1, jobs)
+        self.extra = self.jobs
         self.allowed = 0
         self._read = read or read_cpu
         self._tick = tick
@@ -95,6 +96,9 @@ class Overlap:
         self._settled = 0
         # --jobs threads still taking samples: an extra thread runs in the place of one gone.
         self._regular = max(1, jobs)
+        # Samples running now, and how many started while --jobs others ran.
+        self._running = 0
+        self.beside = 0
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -140,6 +144,17 @@ class Overlap:
                     return False
                 self._cond.wait(self._tick)
         return not stop.is_set()
+
+    def begin(self) -> None:
+        """A sample starts; counted in ``beside`` if --jobs others were running."""
+        with self._cond:
+            if self._running >= self.jobs:
+                self.beside += 1
+            self._running += 1
+
+    def end(self) -> None:
+        with self._cond:
+            self._running -= 1
 
     def regular_done(self) -> None:
         """A --jobs thread took its last sample: an extra one may run in its place."""
