@@ -141,6 +141,8 @@ def test_ray_missing_is_one_line_with_the_install_hint_and_nothing_written(
         (["--executor", "warp"], "'warp' is not one of 'fresh', 'warm', 'ray'"),
         (["--node-executor", "fresh"], "--node-executor only applies with --executor ray"),
         (["--executor", "ray", "--node-executor", "hot"], "'hot' is not one of 'warm', 'fresh'"),
+        (["--executor", "ray", "--no-overlap-waits"],
+         "--no-overlap-waits only applies to the fresh and warm executors"),
     ],
 )
 def test_executor_options_that_do_not_fit_are_one_line_and_nothing_written(

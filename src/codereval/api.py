@@ -449,7 +449,7 @@ def evaluate_samples(
         jobs=jobs, timeout=timeout, memory_mb=memory_mb, disk_mb=disk_mb, sandbox=sandbox
     )
     _check_executor(executor, jobs=jobs, ray_address=ray_address, preload=preload,
-                    node_executor=node_executor)
+                    node_executor=node_executor, overlap_waits=overlap_waits)
     located = benchmark if isinstance(benchmark, Benchmark) else None
     options = engine.EvalOptions(
         jobs=jobs or default_jobs(),
@@ -528,7 +528,7 @@ def _check_options(
 
 def _check_executor(
     executor: str, *, jobs: int | None, ray_address: str | None, preload: str = "auto",
-    node_executor: str = "warm",
+    node_executor: str = "warm", overlap_waits: bool = True,
 ) -> None:
     from codereval.executors import NODE_EXECUTORS, check_executor
     from codereval.sandbox.warm import Preload
@@ -550,6 +550,12 @@ def _check_executor(
             "--jobs does not apply with --executor ray: each node runs as many samples at once "
             "as it has Ray CPUs",
             hint="set them where the node starts: ray start --num-cpus N",
+        )
+    if not overlap_waits and executor == "ray":
+        raise UserError(
+            "--no-overlap-waits only applies to the fresh and warm executors: a Ray node runs "
+            "as many samples at once as it has Ray CPUs",
+            hint="leave --no-overlap-waits out with --executor ray",
         )
 
 
