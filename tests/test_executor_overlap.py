@@ -153,6 +153,7 @@ def run_timed(monkeypatch: pytest.MonkeyPatch, *, overlap: bool,
               read: Callable[[], CpuReading]) -> TimedExecutor:
     monkeypatch.setattr(overlap_module, "read_cpu", read)
     monkeypatch.setattr(overlap_module.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(overlap_module.os, "cpu_count", lambda: 2)
     # The first sample waits 1.2 s; six short ones come after it in the same group.
     lengths = {0: 1.2} | {i: 0.03 for i in range(1, 7)}
     executor = TimedExecutor(ExecutorOptions(jobs=1, overlap_waits=overlap), lengths)

@@ -196,9 +196,10 @@ class FreshExecutor(Executor):
             stop.set()
             if overlap is not None:
                 overlap.stop()
-                self._beside += overlap.beside
             for thread in threads:
                 thread.join()
+            if overlap is not None:
+                self._beside += overlap.beside
 
     def close(self) -> None:
         if self._job is not None:

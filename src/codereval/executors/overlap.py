@@ -83,9 +83,11 @@ class Overlap:
 
     def __init__(self, *, jobs: int, cores: int | None = None,
                  read: Callable[[], CpuReading | None] | None = None, tick: float = TICK) -> None:
-        self.cores = max(1, cores or len(os.sched_getaffinity(0)))
-        # The capacity the evaluation may use: --jobs cores, fewer on a smaller machine.
-        self.capacity = min(max(1, jobs), self.cores)
+        # /proc/stat's first line adds up every core of the machine ...
+        self.cores = max(1, cores or os.cpu_count() or 1)
+        # ... of which the evaluation may use --jobs, no more than this process may run on.
+        usable = cores or len(os.sched_getaffinity(0))
+        self.capacity = min(max(1, jobs), max(1, usable))
         self.jobs = max(1, jobs)
         self.extra = self.jobs
         self.allowed = 0
