@@ -154,8 +154,8 @@ def run_timed(monkeypatch: pytest.MonkeyPatch, *, overlap: bool,
     monkeypatch.setattr(overlap_module, "read_cpu", read)
     monkeypatch.setattr(overlap_module.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(overlap_module.os, "cpu_count", lambda: 2)
-    # The first sample waits 1.2 s; six short ones come after it in the same group.
-    lengths = {0: 1.2} | {i: 0.03 for i in range(1, 7)}
+    # The first sample waits 2 s; six short ones come after it in the same group.
+    lengths = {0: 2.0} | {i: 0.03 for i in range(1, 7)}
     executor = TimedExecutor(ExecutorOptions(jobs=1, overlap_waits=overlap), lengths)
     samples = [Sample(task_id="t", index=i, raw="", code="") for i in lengths]
     got = [o.sample_index for batch in executor.run(samples) for o in batch]
