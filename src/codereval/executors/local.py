@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Generator, Sequence
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from codereval.errors import UserError
 from codereval.executors.affinity import AffinityQueue
 from codereval.executors.base import Executor, ExecutorOptions, Job
-from codereval.executors.overlap import Overlap
+from codereval.executors.overlap import Overlap, extra_threads
 from codereval.executors.sample import (
     ProvenanceFiller,
     default_env_root,
@@ -149,14 +149,8 @@ class FreshExecutor(Executor):
                     sample = queue.take(thread)
                     if sample is None:
                         break
-                    if overlap is None:
+                    with overlap.running() if overlap is not None else nullcontext():
                         finished.put(self._evaluate(sample))
-                        continue
-                    overlap.begin()
-                    try:
-                        finished.put(self._evaluate(sample))
-                    finally:
-                        overlap.end()
             except BaseException as exc:  # handed to the engine, which ends the run
                 finished.put(exc)
             finally:
@@ -241,7 +235,8 @@ class WarmExecutor(FreshExecutor):
             return None
         # A worker per (environment, slot); a few idle ones beyond the slots stay warm.
         # Threads beyond --jobs while samples wait (executors/overlap.py) hold slots too.
-        threads = max(1, self.options.jobs) * (2 if self.options.overlap_waits else 1)
+        jobs = max(1, self.options.jobs)
+        threads = jobs + (extra_threads(jobs) if self.options.overlap_waits else 0)
         return WarmPool(sandbox=box, root=work_root / "warm", preload=self._preload,
                         max_workers=2 * threads + 2, hints=PreloadHints(home / HINTS_FOLDER))
 

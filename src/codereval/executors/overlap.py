@@ -18,10 +18,11 @@ the controller takes to see it (a few ticks).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,11 @@ WINDOW = 3
 IDLE_TO_LEND = 0.6
 # ... and take one back when this many more processes are runnable than there are those cores.
 RUNNABLE_TO_RECALL = 1.0
+
+
+def extra_threads(jobs: int) -> int:
+    """The threads a run may start beyond --jobs: as many again."""
+    return max(1, jobs)
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ class Overlap:
         usable = cores or len(os.sched_getaffinity(0))
         self.capacity = min(max(1, jobs), max(1, usable))
         self.jobs = max(1, jobs)
-        self.extra = self.jobs
+        self.extra = extra_threads(jobs)
         self.allowed = 0
         self._read = read or read_cpu
         self._tick = tick
@@ -97,7 +103,7 @@ class Overlap:
         # Ticks since the last change: a change is judged on readings that all came after it.
         self._settled = 0
         # --jobs threads still taking samples: an extra thread runs in the place of one gone.
-        self._regular = max(1, jobs)
+        self._regular = self.jobs
         # Samples running now, and how many started while --jobs others ran.
         self._running = 0
         self.beside = 0
@@ -147,16 +153,18 @@ class Overlap:
                 self._cond.wait(self._tick)
         return not stop.is_set()
 
-    def begin(self) -> None:
-        """A sample starts; counted in ``beside`` if --jobs others were running."""
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """Around one sample's run; it counts in ``beside`` if --jobs others were running."""
         with self._cond:
             if self._running >= self.jobs:
                 self.beside += 1
             self._running += 1
-
-    def end(self) -> None:
-        with self._cond:
-            self._running -= 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
 
     def regular_done(self) -> None:
         """A --jobs thread took its last sample: an extra one may run in its place."""

@@ -572,8 +572,8 @@ class CoderUjbRunner(Runner):
                  syntax_ok: bool, base: dict[str, object], test: bool = False,
                  ahead: Sequence[Path] = (), why: str = "") -> Outcome | None:
         """None when the sources compiled into ``classes``, else the outcome saying why not
-        (``why`` before javac's words); a ``test`` compiles as the project's tests do, against
-        ``ahead`` first."""
+        (``why`` before javac's words); a ``test`` compiles as the project's tests do. Either
+        kind sees ``ahead`` on its classpath before the project's."""
         compiled = self._java.compiler_for(info).compile(
             sources, out_dir=classes, timeout=COMPILE_TIMEOUT,
             classpath=[*ahead, *(info.test_compile_classpath() if test
