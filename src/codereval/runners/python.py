@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from codereval.benchmarks import compat_machine
 from codereval.environments.base import Environment, load_manifest
+from codereval.environments.bytecode import compiled_bytecode
 from codereval.environments.python import (
     PythonEnvironmentBuilder,
     default_python_version,
@@ -215,6 +216,8 @@ class PythonProjectRunner(Runner):
             .joinpath("python_harness.py")
             .read_text(encoding="utf-8")
         )
+        # Each environment's compiled bytecode (environments/bytecode.py), or None for none.
+        self._bytecode: dict[str, Path | None] = {}
         # What each (interpreter, environment, base) mounts, resolved once (see _mounts).
         self._mount_cache: dict[tuple[Path, Path | None, Path | None], tuple[Mount, ...]] = {}
 
@@ -263,7 +266,23 @@ class PythonProjectRunner(Runner):
             else:
                 group = self._import_group(task, ctx)
                 self._tasks_by_group.setdefault(group, []).append(task)
+        # Compiled here, before the samples start, rather than by the first sample of each.
+        for env in {e.key: e for task in tasks if task.task_id not in reasons
+                    and (e := self._task_environment(task, ctx)) is not None}.values():
+            self._bytecode_of(env, ctx)
         return reasons
+
+    def _bytecode_of(self, env: Environment, ctx: RunContext) -> Path | None:
+        """The bytecode compiled from ``env``'s sealed source, for workspaces linked from it."""
+        with self._lock:
+            if env.key in self._bytecode:
+                return self._bytecode[env.key]
+        folder = None
+        if env.ready and self._sealed(env):
+            folder = compiled_bytecode(_env_cache_root(ctx.env_root), env, venv_python(env))
+        with self._lock:
+            self._bytecode[env.key] = folder
+        return folder
 
     def affinity(self, task: Task, ctx: RunContext) -> str:
         # One warm worker serves an import group: its environment, standalone or not.
@@ -645,6 +664,9 @@ class PythonProjectRunner(Runner):
         by default a new one beside the workspace."""
         lease: Lease | None = None
         cache = self._workspace_cache(ctx) if strategy == "hardlink" else None
+        # Linked beside the sealed source's files; a copied view compiles as before.
+        bytecode = (self._bytecode_of(env, ctx) if env is not None and strategy == "hardlink"
+                    and plan.base == env.source_dir else None)
         if in_place and (cache is None or plan.base is None):
             # Not the cache's to keep there: made in the folder, emptied (already, unless the
             # last sample's clean-up failed) and emptied again after.
@@ -656,10 +678,10 @@ class PythonProjectRunner(Runner):
                 (workspace / rel).write_text(text, encoding="utf-8")
         elif cache is not None:
             checkout = cache.checkout_in_place if in_place else cache.checkout
-            lease = checkout(plan.base, workspace, plan.changed)
+            lease = checkout(plan.base, workspace, plan.changed, bytecode=bytecode)
         else:
             make_workspace(plan.base, workspace, changed=plan.changed, strategy=strategy,
-                           into_empty=in_place)
+                           into_empty=in_place, bytecode=bytecode)
         python = self._interpreter(env)
         harness = scratch / "harness.py"
         harness.write_text(self._harness, encoding="utf-8")

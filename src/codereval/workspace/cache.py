@@ -58,7 +58,8 @@ class DirState:
 
 # Relative directory ("" for the root) -> its state.
 Listing = dict[str, DirState]
-# A base as it is now: path, device, inode, ctime (a base rebuilt at the same path differs).
+# A base as it is now: path (and its bytecode's), device, inode, ctime (a base rebuilt at the
+# same path differs).
 BaseKey = tuple[str, int, int, int]
 
 
@@ -179,13 +180,13 @@ class WorkspaceCache:
         self._placed: dict[Path, tuple[BaseKey, Listing]] = {}
         self.stats = CacheStats()
 
-    def checkout(self, base: Path, dest: Path, changed: Mapping[str, str]) -> Lease:
-        """A workspace of ``base`` at ``dest`` (which must not exist) with ``changed`` written:
-        a kept one when there is one for this base, else a new one."""
+    def checkout(self, base: Path, dest: Path, changed: Mapping[str, str], *,
+                 bytecode: Path | None = None) -> Lease:
+        """A workspace of ``base`` (with ``bytecode``, see make_workspace) at ``dest`` (which
+        must not exist) with ``changed`` written: a kept one when there is one for this base,
+        else a new one."""
         rels = tuple(sorted({os.path.normpath(rel) for rel in changed}))
-        st = os.stat(base)
-        # A base rebuilt at the same path is a new directory: its kept workspaces link old files.
-        key = (str(base), st.st_dev, st.st_ino, st.st_ctime_ns)
+        key = _base_key(base, bytecode)
         eligible = self.capacity > 0 and _reusable(base, rels)
         kept = self._take(key) if eligible else None
         if kept is not None:
@@ -204,12 +205,13 @@ class WorkspaceCache:
             self.stats.made += 1
         if eligible:
             try:
-                make_workspace(base, dest, changed=changed, strategy="hardlink", strict=True)
+                make_workspace(base, dest, changed=changed, strategy="hardlink", strict=True,
+                               bytecode=bytecode)
                 return Lease(path=dest, base=base, key=key, changed=rels, listing=scan(dest))
             except OSError:
                 # A file that cannot be linked (another filesystem): made as always, not kept.
                 remove_tree(dest)
-        make_workspace(base, dest, changed=changed, strategy="hardlink")
+        make_workspace(base, dest, changed=changed, strategy="hardlink", bytecode=bytecode)
         return Lease(path=dest, base=base, key=key, changed=rels, listing=None)
 
     def checkin(self, lease: Lease) -> bool:
@@ -237,14 +239,14 @@ class WorkspaceCache:
             remove_tree(path)
         return True
 
-    def checkout_in_place(self, base: Path, folder: Path, changed: Mapping[str, str]) -> Lease:
+    def checkout_in_place(self, base: Path, folder: Path, changed: Mapping[str, str], *,
+                          bytecode: Path | None = None) -> Lease:
         """A workspace of ``base`` in ``folder``, which must stay where it is (a warm worker
         keeps it mounted): the workspace the folder already holds when the last lease left it
         as new (see checkin_in_place), with only ``changed`` swapped; else the folder emptied
         and linked anew."""
         rels = tuple(sorted({os.path.normpath(rel) for rel in changed}))
-        st = os.stat(base)
-        key = (str(base), st.st_dev, st.st_ino, st.st_ctime_ns)
+        key = _base_key(base, bytecode)
         eligible = self.capacity > 0 and _reusable(base, rels)
         with self._lock:
             placed = self._placed.pop(folder, None)
@@ -264,11 +266,12 @@ class WorkspaceCache:
         if eligible:
             try:
                 make_workspace(base, folder, changed=changed, strategy="hardlink", strict=True,
-                               into_empty=True)
+                               into_empty=True, bytecode=bytecode)
                 return Lease(path=folder, base=base, key=key, changed=rels, listing=scan(folder))
             except OSError:
                 empty_folder(folder)
-        make_workspace(base, folder, changed=changed, strategy="hardlink", into_empty=True)
+        make_workspace(base, folder, changed=changed, strategy="hardlink", into_empty=True,
+                       bytecode=bytecode)
         return Lease(path=folder, base=base, key=key, changed=rels, listing=None)
 
     def checkin_in_place(self, lease: Lease) -> bool:
@@ -349,6 +352,13 @@ class WorkspaceCache:
             source = lease.base / rel
             if os.path.lexists(source) and not os.path.isdir(source):
                 place(str(source), str(target), strategy="hardlink", strict=True)
+
+
+def _base_key(base: Path, bytecode: Path | None) -> BaseKey:
+    # A base rebuilt at the same path is a new directory: its kept workspaces link old files.
+    st = os.stat(base)
+    name = str(base) if bytecode is None else f"{base}\0{bytecode}"
+    return (name, st.st_dev, st.st_ino, st.st_ctime_ns)
 
 
 def _reusable(base: Path, rels: Iterable[str]) -> bool:

@@ -27,7 +27,8 @@ from pathlib import Path
 from codereval.errors import UserError
 
 STRATEGIES = ("copy", "symlink", "hardlink")
-# Never carried into a workspace: bytecode is not ours to reuse, VCS data is not needed.
+# Never carried from a base into a workspace: its bytecode is not ours to reuse (ours comes
+# from environments/bytecode.py), VCS data is not needed.
 SKIP_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 
 
@@ -42,14 +43,16 @@ def choose_strategy(isolation: str, *, sealed: bool) -> str:
 
 def make_workspace(
     base: Path, dest: Path, *, changed: Mapping[str, str], strategy: str = "copy",
-    strict: bool = False, into_empty: bool = False,
+    strict: bool = False, into_empty: bool = False, bytecode: Path | None = None,
 ) -> Path:
     """Create ``dest`` as a private view of ``base`` with ``changed`` files (relative path ->
     text) written as real files. ``dest`` must not exist yet, or with ``into_empty`` be an
     empty folder (one a sandbox keeps mounted).
 
     ``strict``: a file that cannot be hard-linked raises instead of being copied (a reused
-    workspace relies on every file being the base's sealed inode)."""
+    workspace relies on every file being the base's sealed inode). ``bytecode``: a tree of
+    ``__pycache__`` folders compiled from ``base`` (environments/bytecode.py), placed in the
+    view's folders as the base's files are."""
     if strategy not in STRATEGIES:
         raise UserError(f"unknown workspace strategy {strategy!r}", hint=f"one of {STRATEGIES}")
     if into_empty and dest.is_dir():
@@ -79,11 +82,31 @@ def make_workspace(
                 continue
             src = os.path.join(dirpath, name)
             place(src, str(out_dir / name), strategy=strategy, strict=strict)
+    if bytecode is not None:
+        _place_bytecode(bytecode, dest, strategy=strategy, strict=strict)
     for rel, text in changed.items():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     return dest
+
+
+def _place_bytecode(bytecode: Path, dest: Path, *, strategy: str, strict: bool) -> None:
+    """Each ``__pycache__`` of ``bytecode`` into the same folder of ``dest``, where that is a
+    folder of the view (not a link, not left out)."""
+    root = str(bytecode)
+    for dirpath, _dirnames, filenames in os.walk(root):
+        if os.path.basename(dirpath) != "__pycache__":
+            continue
+        rel_dir = os.path.relpath(os.path.dirname(dirpath), root)
+        home = dest if rel_dir == "." else dest / rel_dir
+        if home.is_symlink() or not home.is_dir():
+            continue
+        cache = home / "__pycache__"
+        cache.mkdir(exist_ok=True)
+        for name in filenames:
+            place(os.path.join(dirpath, name), str(cache / name), strategy=strategy,
+                  strict=strict)
 
 
 def place(src: str, dst: str, *, strategy: str, strict: bool = False) -> None:
