@@ -347,9 +347,13 @@ class Measured:
 # --executors values: the executor, its --preload and whether samples overlap waits. "warm"
 # preloads (the default, auto: the tests' third-party imports and the project's own modules
 # that cannot see the sample); "warm-nopreload" only keeps the interpreter warm;
-# "warm-nooverlap" runs exactly --jobs samples at once (--no-overlap-waits).
-EXECUTORS = {"fresh": ("fresh", "auto", True), "warm-nopreload": ("warm", "none", True),
-             "warm": ("warm", "auto", True), "warm-nooverlap": ("warm", "auto", False)}
+# "warm-nooverlap" runs exactly --jobs samples at once (--no-overlap-waits); "warm-nobytecode"
+# compiles the project's modules from source in every sample (CODEREVAL_PROJECT_BYTECODE=0).
+EXECUTORS = {"fresh": ("fresh", "auto", True, True),
+             "warm-nopreload": ("warm", "none", True, True),
+             "warm": ("warm", "auto", True, True),
+             "warm-nooverlap": ("warm", "auto", False, True),
+             "warm-nobytecode": ("warm", "auto", True, False)}
 
 
 def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
@@ -363,16 +367,24 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
 
     def engine(jobs: int, executor: str, mode: str) -> tuple[float, int]:
         nonlocal isolation
-        name, preload, overlap = EXECUTORS[executor]
+        name, preload, overlap, bytecode = EXECUTORS[executor]
         options = EvalOptions(
             jobs=jobs, timeout=args.timeout, sandbox=args.sandbox, projects=inputs.manifest,
             progress=False, rerun=True, executor=name, preload=preload, overlap_waits=overlap,
             tests_dir=inputs.tests_dir, compat=mode == "compat",
         )  # fmt: skip
-        start = time.perf_counter()
-        report = evaluate(benchmark=bench, samples=samples,
-                          run_dir=root / f"{mode}-{executor}{jobs}", options=options)
-        elapsed = time.perf_counter() - start
+        before = os.environ.get("CODEREVAL_PROJECT_BYTECODE")
+        os.environ["CODEREVAL_PROJECT_BYTECODE"] = "1" if bytecode else "0"
+        try:
+            start = time.perf_counter()
+            report = evaluate(benchmark=bench, samples=samples,
+                              run_dir=root / f"{mode}-{executor}{jobs}", options=options)
+            elapsed = time.perf_counter() - start
+        finally:
+            if before is None:
+                del os.environ["CODEREVAL_PROJECT_BYTECODE"]
+            else:
+                os.environ["CODEREVAL_PROJECT_BYTECODE"] = before
         isolation = report.isolation
         return elapsed, report.counts.get(Verdict.PASSED.value, 0)
 
@@ -453,7 +465,8 @@ def print_table(inputs: Inputs, got: Measured, args: argparse.Namespace, jobs_al
     rows += [(f"codereval --executor {EXECUTORS[e][0]}"
               + (f" --preload {EXECUTORS[e][1]}" if EXECUTORS[e][1] != "auto" else "")
               + f" --jobs {j}" + (" --compat" if m == "compat" else "")
-              + ("" if EXECUTORS[e][2] else " --no-overlap-waits"),
+              + ("" if EXECUTORS[e][2] else " --no-overlap-waits")
+              + ("" if EXECUTORS[e][3] else " (no bytecode)"),
               v, got.loads[f"{m} {e} {j}"])
              for (m, e, j), v in got.ours.items()]
     for label, (seconds, passed), load in rows:

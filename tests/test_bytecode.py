@@ -164,7 +164,9 @@ def test_samples_run_with_the_projects_bytecode_and_see_their_own_function(
     (project / "tiny").mkdir(parents=True)
     (project / "tiny" / "__init__.py").write_text("def answer():\n    return 42\n")
     (project / "tiny" / "helper.py").write_text("from tiny import answer\nA = answer()\n")
-    (project / "check.py").write_text("from tiny.helper import A\nassert A == 42, A\n")
+    (project / "check.py").write_text(
+        "import os\nimport tiny.helper\nassert tiny.helper.A == 42, tiny.helper.A\n"
+        "assert os.path.exists(tiny.helper.__cached__), 'no bytecode beside the module'\n")
     root = tmp_path / "cache"
     env = PythonEnvironmentBuilder().build(
         ProjectSpec(name="me/tiny", language=Language.PYTHON, source=str(project)), root=root)
@@ -190,3 +192,14 @@ def test_samples_run_with_the_projects_bytecode_and_see_their_own_function(
         runner.close()
     # The wrong sample fails though the base's bytecode (answer 42) sits beside its file.
     assert verdicts == [Verdict.PASSED, Verdict.FAILED, Verdict.PASSED]
+    # Turned off to compare (bench/python_engine.py's warm-nobytecode): none is used.
+    monkeypatch.setenv("CODEREVAL_PROJECT_BYTECODE", "0")
+    off = PythonProjectRunner()
+    try:
+        assert not off.prepare([task], ctx)
+        assert off._bytecode_of(env, ctx) is None
+        wrong = Sample(task_id="t1", index=3, code="def answer():\n    return 43\n")
+        outcome = off.run(task, wrong, ctx)
+        assert outcome.verdict is Verdict.FAILED
+    finally:
+        off.close()

@@ -82,6 +82,8 @@ def compiled_bytecode(root: Path, env: Environment, python: Path) -> Path | None
     folder = bytecode_folder(root, env)
     if (folder / RECORD).is_file():
         return folder
+    if os.geteuid() != 0:
+        return None  # only root can hand the bytecode to nobody (seal): none to compile
     with _lock:
         if (folder / RECORD).is_file():
             return folder

@@ -194,7 +194,8 @@ def _env_cache_root(env_root: Path) -> Path:
 class PythonProjectRunner(Runner):
     name = "python-project"
 
-    def __init__(self, *, reuse_workspaces: bool | None = None) -> None:
+    def __init__(self, *, reuse_workspaces: bool | None = None,
+                 bytecode: bool | None = None) -> None:
         self._envs: dict[str, Environment | None] = {}
         self._seal_cache: dict[str, bool] = {}
         self._lock = threading.Lock()
@@ -216,7 +217,12 @@ class PythonProjectRunner(Runner):
             .joinpath("python_harness.py")
             .read_text(encoding="utf-8")
         )
-        # Each environment's compiled bytecode (environments/bytecode.py), or None for none.
+        # Each environment's compiled bytecode (environments/bytecode.py), or None for none;
+        # CODEREVAL_PROJECT_BYTECODE=0 compiles every module from source in each sample, to
+        # compare.
+        if bytecode is None:
+            bytecode = os.environ.get("CODEREVAL_PROJECT_BYTECODE", "1") != "0"
+        self._use_bytecode = bytecode
         self._bytecode: dict[str, Path | None] = {}
         # What each (interpreter, environment, base) mounts, resolved once (see _mounts).
         self._mount_cache: dict[tuple[Path, Path | None, Path | None], tuple[Mount, ...]] = {}
@@ -278,7 +284,7 @@ class PythonProjectRunner(Runner):
             if env.key in self._bytecode:
                 return self._bytecode[env.key]
         folder = None
-        if env.ready and self._sealed(env):
+        if self._use_bytecode and env.ready and self._sealed(env):
             folder = compiled_bytecode(_env_cache_root(ctx.env_root), env, venv_python(env))
         with self._lock:
             self._bytecode[env.key] = folder
