@@ -273,8 +273,9 @@ class PythonProjectRunner(Runner):
                 group = self._import_group(task, ctx)
                 self._tasks_by_group.setdefault(group, []).append(task)
         # Compiled here, before the samples start, rather than by the first sample of each.
-        for env in {e.key: e for task in tasks if task.task_id not in reasons
-                    and (e := self._task_environment(task, ctx)) is not None}.values():
+        envs = (self._task_environment(task, ctx) for task in tasks
+                if task.task_id not in reasons)
+        for env in {env.key: env for env in envs if env is not None}.values():
             self._bytecode_of(env, ctx)
         return reasons
 
