@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from unittest import mock
 
 from codereval.environments.base import Environment
 from codereval.environments.python import (
@@ -373,18 +374,12 @@ def measure(inputs: Inputs, args: argparse.Namespace, root: Path, jobs_all: int,
             progress=False, rerun=True, executor=name, preload=preload, overlap_waits=overlap,
             tests_dir=inputs.tests_dir, compat=mode == "compat",
         )  # fmt: skip
-        before = os.environ.get("CODEREVAL_PROJECT_BYTECODE")
-        os.environ["CODEREVAL_PROJECT_BYTECODE"] = "1" if bytecode else "0"
-        try:
+        switch = {"CODEREVAL_PROJECT_BYTECODE": "1" if bytecode else "0"}
+        with mock.patch.dict(os.environ, switch):
             start = time.perf_counter()
             report = evaluate(benchmark=bench, samples=samples,
                               run_dir=root / f"{mode}-{executor}{jobs}", options=options)
             elapsed = time.perf_counter() - start
-        finally:
-            if before is None:
-                del os.environ["CODEREVAL_PROJECT_BYTECODE"]
-            else:
-                os.environ["CODEREVAL_PROJECT_BYTECODE"] = before
         isolation = report.isolation
         return elapsed, report.counts.get(Verdict.PASSED.value, 0)
 

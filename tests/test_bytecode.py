@@ -60,6 +60,22 @@ def _forge(pyc: Path, source: Path, code: str) -> None:
     pyc.chmod(0o444)
 
 
+def _linked(workspace: Path, folder: Path, rel: str) -> bool:
+    """Is the workspace's bytecode of ``rel`` the compiled folder's own inode?"""
+    return os.lstat(_pyc(workspace, rel)).st_ino == os.lstat(_pyc(folder, rel)).st_ino
+
+
+@pytest.fixture
+def compiled(tmp_path: Path) -> tuple[Environment, Path]:
+    """An environment (``_env``) and its sealed bytecode, which needs root."""
+    if not ROOT:
+        pytest.skip("sealed bytecode needs root (ownership moves to nobody)")
+    env = _env(tmp_path)
+    folder = compiled_bytecode(tmp_path, env, Path(sys.executable))
+    assert folder is not None
+    return env, folder
+
+
 def _run(workspace: Path) -> str:
     done = subprocess.run([sys.executable, "run.py"], cwd=workspace, capture_output=True,
                           text=True, check=True,
@@ -103,13 +119,10 @@ def test_an_interpreter_without_checked_hash_bytecode_gets_none(
     assert not (tmp_path / "bytecode").exists() or not any((tmp_path / "bytecode").iterdir())
 
 
-@pytest.mark.skipif(not ROOT, reason="sealed bytecode needs root (ownership moves to nobody)")
 def test_a_changed_file_runs_from_its_source_even_beside_bytecode_forged_for_the_old_one(
-    tmp_path: Path,
+    tmp_path: Path, compiled: tuple[Environment, Path],
 ) -> None:
-    env = _env(tmp_path)
-    folder = compiled_bytecode(tmp_path, env, Path(sys.executable))
-    assert folder is not None
+    env, folder = compiled
     src = env.source_dir
     # Bytecode that matches each base file's hash but says where it came from.
     _forge(_pyc(folder, "pkg/mod.py"), src / "pkg/mod.py", "def f():\n    return 'stale'\n")
@@ -120,17 +133,13 @@ def test_a_changed_file_runs_from_its_source_even_beside_bytecode_forged_for_the
                                bytecode=folder)
     # The unchanged module came from the linked bytecode; the changed one from its new text.
     assert _run(workspace) == "sample bytecode"
-    assert os.lstat(_pyc(workspace, "pkg/other.py")).st_ino == os.lstat(
-        _pyc(folder, "pkg/other.py")).st_ino
+    assert _linked(workspace, folder, "pkg/other.py")
 
 
-@pytest.mark.skipif(not ROOT, reason="sealed bytecode needs root (ownership moves to nobody)")
 def test_a_kept_workspace_whose_bytecode_a_sample_replaced_is_never_reused(
-    tmp_path: Path,
+    tmp_path: Path, compiled: tuple[Environment, Path],
 ) -> None:
-    env = _env(tmp_path)
-    folder = compiled_bytecode(tmp_path, env, Path(sys.executable))
-    assert folder is not None
+    env, folder = compiled
     cache = WorkspaceCache(tmp_path / "kept")
     try:
         changed = {"pkg/mod.py": "def f():\n    return 'sample'\n"}
@@ -145,8 +154,7 @@ def test_a_kept_workspace_whose_bytecode_a_sample_replaced_is_never_reused(
         assert not cache.checkin(second)
         third = cache.checkout(env.source_dir, tmp_path / "s3", changed, bytecode=folder)
         assert cache.stats.made == 2
-        assert os.lstat(_pyc(third.path, "pkg/other.py")).st_ino == os.lstat(
-            _pyc(folder, "pkg/other.py")).st_ino
+        assert _linked(third.path, folder, "pkg/other.py")
         # Kept without bytecode is another workspace than kept with it.
         assert cache.checkin(third)
         cache.checkout(env.source_dir, tmp_path / "s4", changed)
